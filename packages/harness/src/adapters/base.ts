@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+import type { AgentOutput } from '../core/agent.js';
+import type { AgentDescriptor } from '../core/experiment.js';
+import type { TestCase } from '../core/testcase.js';
+import { type PluginBase, type PluginContext, Registry } from '../plugins/registry.js';
+
+/** Handed to the agent with every call. */
+export interface RunContext {
+  /** Aborted on per-case timeout or Ctrl+C; a reply arriving after it is discarded. */
+  signal: AbortSignal;
+  testCase: TestCase;
+  /** 0-based repeat index. */
+  repeat: number;
+  /** 1-based attempt number (retries of transient errors). */
+  attempt: number;
+  /** Template variables: the case's vars merged over the suite's. */
+  vars: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * An agent under test. `run` must not throw: failures are returned as an AgentOutput with `error` set,
+ * and `transient: true` when a retry could succeed (connection refused/reset, 429, 5xx).
+ */
+export interface Agent {
+  run(input: string | Record<string, unknown>, context: RunContext): Promise<AgentOutput>;
+  /** Release connections, child processes, sessions. */
+  close?(): Promise<void>;
+  /** Describes the agent for the experiment record (no secrets). */
+  describe?(): Partial<AgentDescriptor>;
+}
+
+export interface AdapterPlugin<Options = unknown> extends PluginBase<Options> {
+  create(options: Options, ctx: PluginContext): Agent | Promise<Agent>;
+}
+
+export const adapterRegistry = new Registry<AdapterPlugin<never>>('adapter');
+
+/** Register an adapter plugin (typed helper so options infer from the schema). */
+export function defineAdapter<O>(plugin: {
+  name: string;
+  description: string;
+  options: z.ZodType<O>;
+  create(options: O, ctx: PluginContext): Agent | Promise<Agent>;
+}): AdapterPlugin<O> {
+  adapterRegistry.register(plugin as unknown as AdapterPlugin<never>);
+  return plugin;
+}

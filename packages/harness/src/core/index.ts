@@ -1,0 +1,4 @@
+export * from './agent.js';
+export * from './experiment.js';
+export * from './result.js';
+export * from './testcase.js';

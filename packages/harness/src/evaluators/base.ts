@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import type { AgentOutput } from '../core/agent.js';
+import { EvaluationResult, type EvaluationResultInput } from '../core/result.js';
+import type { EvaluatorConfig, TestCase } from '../core/testcase.js';
+import { type PluginBase, type PluginContext, Registry } from '../plugins/registry.js';
+
+/** Per-call context: cancellation, and where judges record their own usage. */
+export interface EvaluateContext {
+  signal?: AbortSignal;
+}
+
+/** Judges one agent output for one case. Must not throw for an errored output: score 0 instead. */
+export interface Evaluator {
+  readonly name: string;
+  evaluate(
+    testCase: TestCase,
+    output: AgentOutput,
+    ctx?: EvaluateContext,
+  ): EvaluationResult | Promise<EvaluationResult>;
+}
+
+/** A registered evaluator: validated options in, a working Evaluator out. */
+export interface EvaluatorPlugin<Options = unknown> extends PluginBase<Options> {
+  create(options: Options, ctx: PluginContext): Evaluator;
+}
+
+export const evaluatorRegistry = new Registry<EvaluatorPlugin<never>>('evaluator');
+
+/** Register an evaluator plugin (typed helper so options infer from the schema). */
+export function defineEvaluator<O>(plugin: {
+  name: string;
+  description: string;
+  options: z.ZodType<O>;
+  create(options: O, ctx: PluginContext): Evaluator;
+}): EvaluatorPlugin<O> {
+  evaluatorRegistry.register(plugin as unknown as EvaluatorPlugin<never>);
+  return plugin;
+}
+
+/** Options every evaluator accepts besides its own; stripped before the plugin's schema sees them. */
+export const CommonEvaluatorOptions = z.object({
+  /** Negate the verdict (score becomes 1 - score). */
+  not: z.boolean().optional(),
+  /** Pass when score >= threshold (graded evaluators). */
+  threshold: z.number().min(0).max(1).optional(),
+});
+
+/** Build a result with defaults applied; clamps tiny float error into [0, 1]. */
+export function result(input: EvaluationResultInput): EvaluationResult {
+  const score = Math.min(1, Math.max(0, input.score));
+  return EvaluationResult.parse({ ...input, score });
+}
+
+/** The standard failing result for an agent output that is an error. */
+export function errorResult(name: string, output: AgentOutput): EvaluationResult {
+  return result({
+    evaluator: name,
+    score: 0,
+    passed: false,
+    explanation: `agent returned an error: ${output.error}`,
+  });
+}
+
+/** Thrown when an evaluator's options do not validate; carries the field path. */
+export class PluginOptionsError extends Error {
+  override name = 'PluginOptionsError';
+  constructor(
+    readonly plugin: string,
+    readonly issues: { path: string; message: string }[],
+  ) {
+    super(`invalid options for '${plugin}': ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`);
+  }
+}
+
+/** Validate options against a plugin's schema, throwing PluginOptionsError with field paths. */
+export function parseOptions<O>(plugin: PluginBase<O>, options: unknown): O {
+  const parsed = plugin.options.safeParse(options ?? {});
+  if (parsed.success) return parsed.data;
+  throw new PluginOptionsError(
+    plugin.name,
+    parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+  );
+}
+
+/**
+ * Create an evaluator from a suite entry: splits off common options (not, threshold), validates the rest
+ * against the plugin's schema, and wraps the evaluator so negation, thresholds, weight and thrown
+ * errors are handled the same way for every plugin.
+ */
+export function createEvaluator(config: EvaluatorConfig, ctx: PluginContext): Evaluator {
+  const plugin = evaluatorRegistry.get(config.name) as EvaluatorPlugin<unknown>;
+  const { not, threshold, ...own } = config.options as Record<string, unknown>;
+  const common = CommonEvaluatorOptions.parse({ not, threshold });
+  const inner = plugin.create(parseOptions(plugin, own), ctx);
+  const weight = config.weight;
+  const name = plugin.name;
+  return {
+    name,
+    async evaluate(testCase, output, evalCtx) {
+      let r: EvaluationResult;
+      try {
+        r = await inner.evaluate(testCase, output, evalCtx);
+      } catch (err) {
+        return result({
+          evaluator: name,
+          score: 0,
+          passed: false,
+          error: true,
+          weight,
+          explanation: `evaluator error: ${err instanceof Error ? err.message : String(err)}`,
+        });
+      }
+      let passed = r.passed;
+      if (common.threshold !== undefined) passed = r.score >= common.threshold;
+      if (common.not) {
+        // An errored agent output never passes, negated or not.
+        const errored = output.error !== null && output.error !== undefined;
+        return result({
+          ...r,
+          weight,
+          score: errored ? 0 : 1 - r.score,
+          passed: errored ? false : !passed,
+          explanation: `NOT (${r.explanation})`,
+        });
+      }
+      return result({ ...r, weight, passed });
+    },
+  };
+}

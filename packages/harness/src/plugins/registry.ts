@@ -1,0 +1,98 @@
+import type { z } from 'zod';
+
+/** Everything a plugin factory may need from the run that creates it. */
+export interface PluginContext {
+  /** Directory that relative paths in options resolve against (the suite file's folder). */
+  baseDir: string;
+  /** Environment the run was started with (secrets are resolved from here, never from the queue or files). */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Fields every registered plugin carries. */
+export interface PluginBase<Options = unknown> {
+  readonly name: string;
+  /** One line, shown by `harness list-plugins`. */
+  readonly description: string;
+  /** Validates the options given in a suite; errors carry a field path. */
+  readonly options: z.ZodType<Options>;
+}
+
+/** Thrown when a name is not registered; the message lists known names and the closest one. */
+export class UnknownPluginError extends Error {
+  override name = 'UnknownPluginError';
+  constructor(
+    readonly kind: string,
+    readonly requested: string,
+    readonly known: readonly string[],
+  ) {
+    const suggestion = closest(requested, known);
+    super(
+      `unknown ${kind} '${requested}'${suggestion ? `; did you mean '${suggestion}'?` : ''} (known: ${known.join(', ') || 'none'})`,
+    );
+  }
+}
+
+/** A typed name -> plugin map. Names are case-insensitive; registering a name twice replaces it. */
+export class Registry<P extends PluginBase<never>> {
+  readonly #plugins = new Map<string, P>();
+  constructor(readonly kind: string) {}
+
+  register(plugin: P): P {
+    this.#plugins.set(plugin.name.toLowerCase(), plugin);
+    return plugin;
+  }
+
+  has(name: string): boolean {
+    return this.#plugins.has(name.toLowerCase());
+  }
+
+  get(name: string): P {
+    const plugin = this.#plugins.get(name.toLowerCase());
+    if (!plugin) throw new UnknownPluginError(this.kind, name, this.names());
+    return plugin;
+  }
+
+  names(): string[] {
+    return [...this.#plugins.keys()].sort();
+  }
+
+  list(): P[] {
+    return this.names().map((n) => this.#plugins.get(n) as P);
+  }
+
+  unregister(name: string): boolean {
+    return this.#plugins.delete(name.toLowerCase());
+  }
+}
+
+/** Levenshtein distance, used for "did you mean" suggestions. */
+export function levenshtein(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** The known name nearest to `name`, if it is close enough to be a likely typo. */
+export function closest(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  const lower = name.toLowerCase();
+  for (const candidate of known) {
+    const d = levenshtein(lower, candidate.toLowerCase());
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = candidate;
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(lower.length / 3)) ? best : undefined;
+}

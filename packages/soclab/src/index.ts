@@ -1,0 +1,1 @@
+export const SOCLAB_VERSION = '0.1.0';
