@@ -1,0 +1,17 @@
+/**
+ * Seeded pseudo-random numbers (mulberry32) so that bootstrap intervals and simulated approvers are
+ * reproducible run to run. Not for cryptography.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Default seed for every bootstrap in the harness (fixed so reports are reproducible). */
+export const DEFAULT_SEED = 20260930;
