@@ -78,9 +78,28 @@ export const ModelResponse = z.strictObject({
 });
 export type ModelResponse = z.infer<typeof ModelResponse>;
 
+/** Extra facts about a provider failure; all optional. */
+export interface ProviderErrorOptions extends ErrorOptions {
+  /** HTTP status the vendor or agent answered with, when there was one. */
+  status?: number;
+  /** True when repeating the same call may succeed (rate limit, connection reset); callers decide whether to retry. */
+  retryable?: boolean;
+  /** Short machine-readable reason, e.g. `rate_limited`, `authentication_rejected`. */
+  code?: string;
+}
+
 /** Transport, authentication or vendor failure. */
 export class ProviderError extends Error {
   override name = 'ProviderError';
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  readonly code: string | undefined;
+  constructor(message: string, options: ProviderErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = options.status;
+    this.retryable = options.retryable ?? false;
+    this.code = options.code;
+  }
 }
 /** The reply does not satisfy the requested shape; adapters never guess. */
 export class MalformedResponseError extends ProviderError {
