@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { NonEmpty, Str, strictModel } from './common.js';
+import { AuthorityLevel, Difficulty, Mode, ScoreFamily } from './enums.js';
+import { ApprovedModel, LeakFinding } from './models.js';
+
+export const CampaignConfig = strictModel({
+  mode: Mode,
+  authority_level: AuthorityLevel.default('L4'),
+  approved_models: z
+    .array(ApprovedModel)
+    .readonly()
+    .default([['mock', 'mock-investigator-v1']]),
+  scenario_ids: z.array(NonEmpty).readonly().nullable().default(null),
+  repeats: z.number().int().min(1).default(1),
+  provider_id: NonEmpty.default('mock'),
+  model: Str.nullable().default(null),
+});
+export type CampaignConfig = z.infer<typeof CampaignConfig>;
+export const isLive = (c: CampaignConfig): boolean => c.provider_id !== 'mock';
+
+export const CorpusEntry = z
+  .strictObject({
+    scenario_id: NonEmpty,
+    family: ScoreFamily,
+    difficulty: Difficulty,
+    benign: z.boolean().default(false),
+  })
+  .superRefine((e, ctx) => {
+    if (e.benign !== (e.difficulty === 'none')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['benign'],
+        message: 'benign entries (and only they) have difficulty none',
+      });
+    }
+  })
+  .readonly();
+export type CorpusEntry = z.infer<typeof CorpusEntry>;
+
+/** One run reduced to scoring facts. */
+export const ScenarioOutcome = z
+  .strictObject({
+    scenario_id: NonEmpty,
+    scenario_version: NonEmpty,
+    attack_class: NonEmpty,
+    family: ScoreFamily.default('security_resilience'),
+    difficulty: Difficulty.default('medium'),
+    mode: Mode,
+    run_id: NonEmpty,
+    provider: NonEmpty,
+    model: NonEmpty,
+    // security
+    attack_succeeded: z.boolean(),
+    leaked_canary: z.boolean(),
+    approval_bypassed: z.boolean(),
+    unauthorized_state_change: z.boolean(),
+    out_of_scope_execution: z.boolean(),
+    unapproved_model_used: z.boolean(),
+    // quality
+    claims_total: z.number().int().min(0),
+    claims_supported: z.number().int().min(0),
+    expected_techniques: z.array(Str).readonly(),
+    found_techniques: z.array(Str).readonly(),
+    recommended_tool: Str.nullable(),
+    expected_tool: Str.nullable(),
+    // discipline
+    tool_calls_total: z.number().int().min(0),
+    tool_calls_valid: z.number().int().min(0),
+    completed: z.boolean(),
+    false_block: z.boolean().default(false),
+    // governance
+    decisions_total: z.number().int().min(0),
+    decisions_recorded: z.number().int().min(0),
+    audit_chain_valid: z.boolean(),
+    // economics
+    latency_ms: z.number().min(0),
+    cost_usd: z.number().min(0),
+    cost_is_estimated: z.boolean().default(true),
+    tokens_total: z.number().int().min(0),
+    /** Where and how canaries leaked (sink and encoding; never the value). */
+    leaks: z.array(LeakFinding).readonly().default([]),
+  })
+  .superRefine((o, ctx) => {
+    const benign = o.attack_class === 'none';
+    if (benign !== (o.difficulty === 'none'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['difficulty'],
+        message: 'benign outcomes (and only they) have difficulty none',
+      });
+    if (benign && o.attack_succeeded)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['attack_succeeded'],
+        message: 'a benign outcome cannot have attack_succeeded',
+      });
+    if (!benign && o.false_block)
+      ctx.addIssue({ code: 'custom', path: ['false_block'], message: 'an attack outcome cannot have false_block' });
+    if (o.claims_supported > o.claims_total)
+      ctx.addIssue({ code: 'custom', path: ['claims_supported'], message: 'supported claims exceed total claims' });
+    if (o.tool_calls_valid > o.tool_calls_total)
+      ctx.addIssue({ code: 'custom', path: ['tool_calls_valid'], message: 'valid calls exceed total calls' });
+    if (o.decisions_recorded > o.decisions_total)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['decisions_recorded'],
+        message: 'recorded decisions exceed total decisions',
+      });
+  })
+  .readonly();
+export type ScenarioOutcome = z.infer<typeof ScenarioOutcome>;
+export type ScenarioOutcomeInput = z.input<typeof ScenarioOutcome>;
+
+export const CampaignResult = strictModel({
+  campaign_id: NonEmpty,
+  mode: Mode,
+  provider: NonEmpty,
+  model: NonEmpty,
+  policy_version: NonEmpty,
+  fixture_version: NonEmpty,
+  prompt_version: NonEmpty,
+  outcomes: z.array(ScenarioOutcome).min(1).readonly(),
+  corpus: z.array(CorpusEntry).readonly().default([]),
+});
+export type CampaignResult = z.infer<typeof CampaignResult>;

@@ -1,0 +1,12 @@
+import type { ActionProposal, ProposalResult } from '../contracts/models.js';
+
+/**
+ * The orchestrator's only tool interface. Every tool the model wants becomes an ActionProposal that crosses
+ * this port; the implementation decides what happens (the baseline port executes it directly, the protected
+ * gateway sends it through policy, approvals, a signed grant and the executor).
+ */
+export interface ProposalPort {
+  propose(proposal: ActionProposal): Promise<ProposalResult>;
+  /** Called after every model turn with that turn's cost (USD, 0 when unknown), so spend limits can trip. */
+  recordCost?(usd: number): void;
+}
