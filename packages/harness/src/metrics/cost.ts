@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { defineBuiltinMetric, judgeTotals, meanIntervalFor, usd } from './support/common.js';
+
+const Options = z.object({
+  /** Which spend the value counts: agent + judges (default), the agent only, or the judges only. */
+  include: z.enum(['all', 'agent', 'judge']).default('all'),
+});
+
+/**
+ * Total money spent in USD, split into the agent's cost (AgentOutput.cost) and LLM-judge cost
+ * (evaluation details.judge.cost); details carry the per-case mean and its bootstrap interval.
+ */
+export const cost = defineBuiltinMetric({
+  name: 'cost',
+  description: 'Total USD spent, agent and judge split in details (per-case mean with bootstrap interval)',
+  direction: 'lower_is_better',
+  options: Options,
+  compute(results, opts) {
+    let agent = 0;
+    let judge = 0;
+    let reported = 0;
+    let estimated = 0;
+    const perCase: number[] = [];
+    for (const r of results) {
+      const a = r.output.cost ?? 0;
+      if (r.output.cost !== null) reported++;
+      if (r.output.cost_is_estimated) estimated++;
+      const j = judgeTotals(r).cost;
+      agent += a;
+      judge += j;
+      perCase.push(opts.include === 'agent' ? a : opts.include === 'judge' ? j : a + j);
+    }
+    const value = opts.include === 'agent' ? agent : opts.include === 'judge' ? judge : agent + judge;
+    const perCaseMean = results.length === 0 ? 0 : value / results.length;
+    return {
+      value,
+      formatted_value: usd(value),
+      sample_size: results.length,
+      details: {
+        include: opts.include,
+        total_cost: agent + judge,
+        agent_cost: agent,
+        judge_cost: judge,
+        per_case: perCaseMean,
+        per_case_interval: meanIntervalFor(results, perCase),
+        reported_runs: reported,
+        estimated_runs: estimated,
+      },
+    };
+  },
+});

@@ -1,0 +1,32 @@
+/**
+ * Quantile of an ascending-sorted array with linear interpolation between order statistics
+ * (Hyndman & Fan type 7, the default of R, NumPy and spreadsheets). Returns NaN for an empty array.
+ */
+export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
+  const n = sorted.length;
+  if (n === 0) return Number.NaN;
+  if (q <= 0) return sorted[0];
+  if (q >= 1) return sorted[n - 1];
+  const h = (n - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.min(n - 1, lo + 1);
+  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+}
+
+/** Quantile of unsorted values (q in [0, 1]); the input is not modified. */
+export function quantile(values: readonly number[], q: number): number {
+  return quantileSorted(Float64Array.from(values).sort(), q);
+}
+
+/** Percentile of unsorted values (p in [0, 100]). */
+export function percentile(values: readonly number[], p: number): number {
+  return quantile(values, p / 100);
+}
+
+/** Arithmetic mean; NaN for an empty array. */
+export function mean(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  let s = 0;
+  for (const v of values) s += v;
+  return s / values.length;
+}
