@@ -11,6 +11,7 @@ import {
   ProviderError,
   type ToolCall,
 } from '../provider.js';
+import type { ProviderEntry } from '../registry.js';
 import { withToolResult } from '../shared/messages.js';
 import type { ModelPrice } from '../shared/pricing.js';
 import { buildResponse } from '../shared/response.js';
@@ -426,3 +427,19 @@ export function createMockProvider(
     fallback: options.fallback ?? parsed.fallback,
   });
 }
+
+/** Registry entry for the generic scripted mock (no credentials; answers by echoing unless scripted). */
+export const mockEntry: ProviderEntry = {
+  id: 'mock',
+  adapter: 'MockProvider (scripted, deterministic)',
+  adapterVersion: '1.0.0',
+  envVars: [],
+  capabilities: { ...DEFAULT_CAPABILITIES },
+  defaultModel: 'mock-model',
+  validationLevel: 'deterministic',
+  validation: 'deterministic, runs in CI',
+  description: 'Deterministic scripted provider for tests and demos (echo fallback)',
+  create(_env, model) {
+    return new MockProvider({ model, fallback: 'echo' });
+  },
+};

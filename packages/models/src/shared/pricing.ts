@@ -26,7 +26,10 @@ export function estimateCostUsd(
   usage: { input_tokens: number; output_tokens: number },
   table: Readonly<Record<string, ModelPrice>> = PRICE_TABLE,
 ): number | null {
-  const price = Object.hasOwn(table, model) ? table[model] : undefined;
+  // Dated snapshots (gpt-4o-mini-2024-07-18) fall back to the undated family price.
+  const undated = model.replace(/-(\d{4}-\d{2}-\d{2}|\d{8})$/, '');
+  const key = Object.hasOwn(table, model) ? model : Object.hasOwn(table, undated) ? undated : undefined;
+  const price = key === undefined ? undefined : table[key];
   if (!price) return null;
   const raw = (usage.input_tokens * price.input_per_million + usage.output_tokens * price.output_per_million) / 1e6;
   return Math.round(raw * 1e6) / 1e6;

@@ -1,0 +1,54 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import type { ModelProvider } from '../provider.js';
+import type { ProviderEntry } from '../registry.js';
+import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+
+export interface AnthropicProviderOptions extends VendorAdapterOptions {
+  apiKey: string;
+  /** Defaults to https://api.anthropic.com/v1. */
+  baseURL?: string;
+}
+
+/**
+ * Anthropic Messages API through the AI SDK. It has no JSON mode, so structured calls append an instruction to the
+ * system prompt and the reply is still parsed strictly; turns alternate and start with a user message.
+ */
+export function createAnthropicProvider(options: AnthropicProviderOptions): ModelProvider {
+  const model = options.model ?? anthropicEntry.defaultModel;
+  const anthropic = createAnthropic({ apiKey: options.apiKey, baseURL: options.baseURL, fetch: options.fetch });
+  return new AiSdkProvider({
+    providerId: 'anthropic',
+    model,
+    languageModel: anthropic.messages(model),
+    capabilities: anthropicEntry.capabilities,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    structuredMode: 'system_instruction',
+    jsonModeOnlyWithoutTools: false,
+    alternateRoles: true,
+    modelFromResponse: true,
+    secrets: [options.apiKey],
+  });
+}
+
+export const anthropicEntry: ProviderEntry = {
+  id: 'anthropic',
+  adapter: 'createAnthropicProvider (AI SDK @ai-sdk/anthropic, Messages API)',
+  adapterVersion: '1.0.0',
+  envVars: ['ANTHROPIC_API_KEY'],
+  optionalEnvVars: ['ANTHROPIC_BASE_URL'],
+  capabilities: {
+    tool_calling: true,
+    structured_output: true,
+    streaming: true,
+    usage_reporting: true,
+    multimodal_input: true,
+  },
+  defaultModel: 'claude-sonnet-4-20250514',
+  validationLevel: 'contract-tested',
+  validation: 'contract-tested against recorded fixtures',
+  description: 'Anthropic Messages API',
+  create(env, model, opts) {
+    const [apiKey] = requireEnv('anthropic', env, ['ANTHROPIC_API_KEY']);
+    return createAnthropicProvider({ apiKey, model, baseURL: envValue(env, 'ANTHROPIC_BASE_URL'), ...opts });
+  },
+};

@@ -1,0 +1,82 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { type ModelProvider, ProviderError } from '../provider.js';
+import type { ProviderEntry } from '../registry.js';
+import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+
+export const AZURE_OPENAI_DEFAULT_API_VERSION = '2024-10-21';
+
+export interface AzureOpenAIProviderOptions extends VendorAdapterOptions {
+  apiKey: string;
+  /** Resource endpoint, e.g. https://my-resource.openai.azure.com */
+  endpoint: string;
+  /** Defaults to 2024-10-21. */
+  apiVersion?: string;
+}
+
+/**
+ * Azure OpenAI: the model name is the deployment name; requests go to
+ * `<endpoint>/openai/deployments/<deployment>/chat/completions?api-version=<v>` with an `api-key` header.
+ */
+export function createAzureOpenAIProvider(options: AzureOpenAIProviderOptions): ModelProvider {
+  let endpoint: URL;
+  try {
+    endpoint = new URL(options.endpoint);
+  } catch {
+    throw new ProviderError('AZURE_OPENAI_ENDPOINT must be an absolute https URL');
+  }
+  if (endpoint.protocol !== 'https:' && endpoint.protocol !== 'http:') {
+    throw new ProviderError('AZURE_OPENAI_ENDPOINT must be an absolute https URL');
+  }
+  const model = options.model ?? azureOpenAIEntry.defaultModel;
+  const base = `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}`;
+  const azure = createOpenAICompatible({
+    name: 'azure_openai',
+    baseURL: `${base}/openai/deployments/${encodeURIComponent(model)}`,
+    headers: { 'api-key': options.apiKey },
+    queryParams: { 'api-version': options.apiVersion ?? AZURE_OPENAI_DEFAULT_API_VERSION },
+    includeUsage: true,
+    fetch: options.fetch,
+  });
+  return new AiSdkProvider({
+    providerId: 'azure_openai',
+    model,
+    languageModel: azure.chatModel(model),
+    capabilities: azureOpenAIEntry.capabilities,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    structuredMode: 'response_format',
+    jsonModeOnlyWithoutTools: false,
+    alternateRoles: false,
+    modelFromResponse: true,
+    secrets: [options.apiKey],
+  });
+}
+
+export const azureOpenAIEntry: ProviderEntry = {
+  id: 'azure_openai',
+  adapter: 'createAzureOpenAIProvider (AI SDK @ai-sdk/openai-compatible, deployments API)',
+  adapterVersion: '1.0.0',
+  envVars: ['AZURE_OPENAI_API_KEY', 'AZURE_OPENAI_ENDPOINT'],
+  optionalEnvVars: ['AZURE_OPENAI_API_VERSION'],
+  regionEnvVar: 'AZURE_OPENAI_ENDPOINT',
+  capabilities: {
+    tool_calling: true,
+    structured_output: true,
+    streaming: true,
+    usage_reporting: true,
+    multimodal_input: true,
+  },
+  defaultModel: 'gpt-4o-mini',
+  validationLevel: 'contract-tested',
+  validation: 'contract-tested against recorded fixtures',
+  description: 'Azure OpenAI Service (the model is the deployment name)',
+  create(env, model, opts) {
+    const [apiKey, endpoint] = requireEnv('azure_openai', env, ['AZURE_OPENAI_API_KEY', 'AZURE_OPENAI_ENDPOINT']);
+    return createAzureOpenAIProvider({
+      apiKey,
+      endpoint,
+      apiVersion: envValue(env, 'AZURE_OPENAI_API_VERSION'),
+      model,
+      ...opts,
+    });
+  },
+};

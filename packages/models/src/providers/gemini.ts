@@ -1,0 +1,62 @@
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import type { ModelProvider } from '../provider.js';
+import type { ProviderEntry } from '../registry.js';
+import { AiSdkProvider, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+
+export interface GeminiProviderOptions extends VendorAdapterOptions {
+  apiKey: string;
+  /** Defaults to https://generativelanguage.googleapis.com/v1beta. */
+  baseURL?: string;
+  /** Headers added to every request (Vertex uses this for its bearer token). */
+  headers?: Record<string, string>;
+  /** Reported provider id (`vertex` reuses this adapter). */
+  providerId?: string;
+}
+
+/**
+ * Google Gemini (generateContent) through the AI SDK. JSON mode (`responseMimeType: application/json`) is sent only
+ * when no function declarations go out, because the API rejects the combination; the reply is parsed strictly.
+ */
+export function createGeminiProvider(options: GeminiProviderOptions): ModelProvider {
+  const model = options.model ?? geminiEntry.defaultModel;
+  const google = createGoogleGenerativeAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    headers: options.headers,
+    fetch: options.fetch,
+  });
+  return new AiSdkProvider({
+    providerId: options.providerId ?? 'gemini',
+    model,
+    languageModel: google.languageModel(model),
+    capabilities: geminiEntry.capabilities,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    structuredMode: 'response_format',
+    jsonModeOnlyWithoutTools: true,
+    alternateRoles: true,
+    modelFromResponse: false,
+    secrets: [options.apiKey, ...Object.values(options.headers ?? {})],
+  });
+}
+
+export const geminiEntry: ProviderEntry = {
+  id: 'gemini',
+  adapter: 'createGeminiProvider (AI SDK @ai-sdk/google, Gemini API)',
+  adapterVersion: '1.0.0',
+  envVars: ['GOOGLE_API_KEY'],
+  capabilities: {
+    tool_calling: true,
+    structured_output: true,
+    streaming: true,
+    usage_reporting: true,
+    multimodal_input: true,
+  },
+  defaultModel: 'gemini-2.5-flash',
+  validationLevel: 'contract-tested',
+  validation: 'contract-tested against recorded fixtures',
+  description: 'Google Gemini API (API key)',
+  create(env, model, opts) {
+    const [apiKey] = requireEnv('gemini', env, ['GOOGLE_API_KEY']);
+    return createGeminiProvider({ apiKey, model, ...opts });
+  },
+};

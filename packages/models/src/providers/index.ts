@@ -1,0 +1,10 @@
+export type { FetchFunction, VendorAdapterOptions } from './ai-sdk.js';
+export * from './anthropic.js';
+export * from './azure-openai.js';
+export * from './gemini.js';
+export * from './mock.js';
+export * from './ollama.js';
+export * from './openai.js';
+export * from './openai-compatible.js';
+export * from './vertex.js';
+export * from './xai.js';

@@ -1,0 +1,82 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { type ModelProvider, type ProviderCapabilities, ProviderError } from '../provider.js';
+import type { ProviderEntry } from '../registry.js';
+import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+
+export interface OpenAICompatibleProviderOptions extends VendorAdapterOptions {
+  /** Base URL ending before `/chat/completions`, e.g. http://localhost:4000/v1 (LiteLLM) or https://openrouter.ai/api/v1. */
+  baseURL: string;
+  /** Sent as `Authorization: Bearer` when set. */
+  apiKey?: string;
+  /** Reported provider id (`xai` and `ollama` reuse this adapter). */
+  providerId?: string;
+  capabilities?: ProviderCapabilities;
+  /** Fixed per-call cost, still labelled estimated (local models: 0). */
+  fixedCostUsd?: number;
+  headers?: Record<string, string>;
+}
+
+/** Any OpenAI-compatible Chat Completions endpoint (LiteLLM, vLLM, OpenRouter, Together, Groq, xAI, Ollama /v1). */
+export function createOpenAICompatibleProvider(options: OpenAICompatibleProviderOptions): ModelProvider {
+  let url: URL;
+  try {
+    url = new URL(options.baseURL);
+  } catch {
+    throw new ProviderError(`${options.providerId ?? 'openai_compatible'}: base URL must be an absolute http(s) URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ProviderError(`${options.providerId ?? 'openai_compatible'}: base URL must be an absolute http(s) URL`);
+  }
+  const providerId = options.providerId ?? 'openai_compatible';
+  const model = options.model ?? openAICompatibleEntry.defaultModel;
+  const client = createOpenAICompatible({
+    name: providerId,
+    baseURL: options.baseURL.replace(/\/+$/, ''),
+    apiKey: options.apiKey,
+    headers: options.headers,
+    includeUsage: true,
+    fetch: options.fetch,
+  });
+  return new AiSdkProvider({
+    providerId,
+    model,
+    languageModel: client.chatModel(model),
+    capabilities: options.capabilities ?? openAICompatibleEntry.capabilities,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    structuredMode: 'response_format',
+    jsonModeOnlyWithoutTools: false,
+    alternateRoles: false,
+    modelFromResponse: true,
+    fixedCostUsd: options.fixedCostUsd,
+    secrets: options.apiKey ? [options.apiKey] : [],
+  });
+}
+
+export const openAICompatibleEntry: ProviderEntry = {
+  id: 'openai_compatible',
+  adapter: 'createOpenAICompatibleProvider (AI SDK @ai-sdk/openai-compatible)',
+  adapterVersion: '1.0.0',
+  envVars: ['OPENAI_COMPATIBLE_BASE_URL'],
+  optionalEnvVars: ['OPENAI_COMPATIBLE_API_KEY'],
+  capabilities: {
+    tool_calling: true,
+    structured_output: true,
+    streaming: true,
+    usage_reporting: false,
+    multimodal_input: false,
+  },
+  defaultModel: 'default',
+  validationLevel: 'contract-tested',
+  validation: 'contract-tested against recorded OpenAI-compatible fixtures',
+  description: 'Gateway path for LiteLLM, vLLM, OpenRouter, Bedrock/Mistral/Cohere/Groq via a gateway',
+  notes: ['usage is estimated unless the gateway forwards it'],
+  create(env, model, opts) {
+    const [baseURL] = requireEnv('openai_compatible', env, ['OPENAI_COMPATIBLE_BASE_URL']);
+    return createOpenAICompatibleProvider({
+      baseURL,
+      apiKey: envValue(env, 'OPENAI_COMPATIBLE_API_KEY'),
+      model,
+      ...opts,
+    });
+  },
+};

@@ -1,0 +1,57 @@
+import { createOpenAI } from '@ai-sdk/openai';
+import type { ModelProvider } from '../provider.js';
+import type { ProviderEntry } from '../registry.js';
+import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+
+export interface OpenAIProviderOptions extends VendorAdapterOptions {
+  apiKey: string;
+  /** Defaults to https://api.openai.com/v1. */
+  baseURL?: string;
+  organization?: string;
+}
+
+/** OpenAI Chat Completions through the AI SDK (`@ai-sdk/openai`). Structured calls use `response_format: json_object`. */
+export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvider {
+  const model = options.model ?? openaiEntry.defaultModel;
+  const openai = createOpenAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    organization: options.organization,
+    fetch: options.fetch,
+  });
+  return new AiSdkProvider({
+    providerId: 'openai',
+    model,
+    languageModel: openai.chat(model),
+    capabilities: openaiEntry.capabilities,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    structuredMode: 'response_format',
+    jsonModeOnlyWithoutTools: false,
+    alternateRoles: false,
+    modelFromResponse: true,
+    secrets: [options.apiKey],
+  });
+}
+
+export const openaiEntry: ProviderEntry = {
+  id: 'openai',
+  adapter: 'createOpenAIProvider (AI SDK @ai-sdk/openai, Chat Completions)',
+  adapterVersion: '1.0.0',
+  envVars: ['OPENAI_API_KEY'],
+  optionalEnvVars: ['OPENAI_BASE_URL'],
+  capabilities: {
+    tool_calling: true,
+    structured_output: true,
+    streaming: true,
+    usage_reporting: true,
+    multimodal_input: true,
+  },
+  defaultModel: 'gpt-4o-mini',
+  validationLevel: 'contract-tested',
+  validation: 'contract-tested against recorded fixtures',
+  description: 'OpenAI Chat Completions',
+  create(env, model, opts) {
+    const [apiKey] = requireEnv('openai', env, ['OPENAI_API_KEY']);
+    return createOpenAIProvider({ apiKey, model, baseURL: envValue(env, 'OPENAI_BASE_URL'), ...opts });
+  },
+};
