@@ -1,0 +1,323 @@
+import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
+import { z } from 'zod';
+import { formatZodIssues, IDENTIFIER_PATTERN } from '../../contracts/common.js';
+import type { DecisionOutcome } from '../../contracts/enums.js';
+import { Obligation } from '../../contracts/models.js';
+import {
+  type EngineDecision,
+  type PolicyEngine,
+  PolicyLoadError,
+  PolicyUnavailableError,
+  riskTierOf,
+} from './engine.js';
+import { toCedarRequest } from './facts.js';
+import { type PolicyFolder, positionOf, readPolicyFolder, resolvePolicyDir, type SourceFile } from './folder.js';
+import { PolicyInput, type PolicyInputData } from './input.js';
+
+/** What one policy contributes when it decides, read once from its annotations at load time. */
+export interface PolicyMeta {
+  id: string;
+  effect: 'permit' | 'forbid';
+  decision: Exclude<DecisionOutcome, 'deny'> | 'deny';
+  reason: string;
+  obligations: Obligation[];
+  /** `file:line:col` of the policy. */
+  source: string;
+}
+
+/** Reason code of a deny that no rule explained (nothing permitted the request). */
+export const DEFAULT_DENY = 'default_deny';
+
+const SEVERITY: Record<DecisionOutcome, number> = {
+  allow: 0,
+  allow_with_obligations: 1,
+  require_approval: 2,
+  deny: 3,
+};
+
+const PermitDecision = z.enum(['allow', 'allow_with_obligations', 'require_approval']);
+const ObligationList = z.array(Obligation).min(1);
+
+/** The authorizer call, injectable so tests can make the engine throw or answer nonsense. */
+export type CedarAuthorizer = (call: cedar.StatefulAuthorizationCall) => cedar.AuthorizationAnswer;
+
+export interface CedarEngineOptions {
+  /** Policy folder; default `SOCLAB_POLICY_DIR` or the bundled `data/policies`. */
+  dir?: string;
+  authorizer?: CedarAuthorizer;
+}
+
+let preparseCounter = 0;
+
+/**
+ * The lab's policy decision point: Cedar policies and schema from a folder, validated strictly at load, schema and
+ * policy set preparsed once, and a three-way outcome read from the deciding policies' annotations.
+ *
+ * Every way of not getting a clean answer (invalid input document, a context the schema rejects, a policy that
+ * errors during evaluation, a thrown exception, an answer that the annotations cannot explain) raises
+ * `PolicyUnavailableError`; nothing is ever guessed.
+ *
+ * @example
+ *   const engine = CedarPolicyEngine.load();
+ *   const decision = await engine.decide({ proposal, context });
+ */
+export class CedarPolicyEngine implements PolicyEngine {
+  readonly version: string;
+  readonly digest: string;
+  readonly dir: string;
+  readonly policies: ReadonlyMap<string, PolicyMeta>;
+  private readonly schemaName: string;
+  private readonly policySetId: string;
+  private readonly authorize: CedarAuthorizer;
+
+  private constructor(
+    folder: PolicyFolder,
+    policies: Map<string, PolicyMeta>,
+    texts: Record<string, string>,
+    authorizer: CedarAuthorizer,
+  ) {
+    this.version = folder.version;
+    this.digest = folder.digest;
+    this.dir = folder.dir;
+    this.policies = policies;
+    preparseCounter += 1;
+    this.schemaName = `soclab-schema-${folder.digest.slice(0, 16)}-${preparseCounter}`;
+    this.policySetId = `soclab-policies-${folder.digest.slice(0, 16)}-${preparseCounter}`;
+    const schemaAnswer = cedar.preparseSchema(this.schemaName, folder.schema.text);
+    if (schemaAnswer.type !== 'success')
+      throw new PolicyLoadError(`${folder.schema.path}: schema could not be preparsed`);
+    const setAnswer = cedar.preparsePolicySet(this.policySetId, { staticPolicies: texts });
+    if (setAnswer.type !== 'success') throw new PolicyLoadError(`${folder.dir}: policy set could not be preparsed`);
+    this.authorize = authorizer;
+  }
+
+  /** Load, validate and preparse a policy folder. Throws `PolicyLoadError` naming file:line:col on any problem. */
+  static load(options: CedarEngineOptions = {}): CedarPolicyEngine {
+    const folder = readPolicyFolder(resolvePolicyDir(options.dir));
+    const { metas, texts } = compilePolicyFolder(folder);
+    return new CedarPolicyEngine(folder, metas, texts, options.authorizer ?? cedar.statefulIsAuthorized);
+  }
+
+  async decide(input: PolicyInputData): Promise<EngineDecision> {
+    return this.decideSync(input);
+  }
+
+  /** Synchronous decision (the Cedar call itself is synchronous). Throws `PolicyUnavailableError`. */
+  decideSync(input: PolicyInputData): EngineDecision {
+    const parsed = PolicyInput.safeParse(input);
+    if (!parsed.success) throw new PolicyUnavailableError(`invalid policy input: ${formatZodIssues(parsed.error)}`);
+    let answer: cedar.AuthorizationAnswer;
+    try {
+      const request = toCedarRequest(parsed.data);
+      answer = this.authorize({
+        principal: request.principal,
+        action: request.action,
+        resource: request.resource,
+        context: request.context,
+        entities: request.entities,
+        preparsedSchemaName: this.schemaName,
+        preparsedPolicySetId: this.policySetId,
+        validateRequest: true,
+      });
+    } catch (error) {
+      throw new PolicyUnavailableError(
+        `policy engine error: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    return this.interpret(answer, riskTierOf(parsed.data));
+  }
+
+  private interpret(answer: cedar.AuthorizationAnswer, riskTier: EngineDecision['risk_tier']): EngineDecision {
+    if (answer === null || typeof answer !== 'object')
+      throw new PolicyUnavailableError('policy engine returned no answer');
+    if (answer.type !== 'success') {
+      const errors = answer.type === 'failure' && Array.isArray(answer.errors) ? answer.errors : [];
+      throw new PolicyUnavailableError(
+        `policy request rejected: ${errors.map((e) => e.message).join('; ') || 'unexpected answer'}`.slice(0, 1000),
+      );
+    }
+    const response = answer.response;
+    const diagnostics = response?.diagnostics;
+    if (!diagnostics || !Array.isArray(diagnostics.reason) || !Array.isArray(diagnostics.errors)) {
+      throw new PolicyUnavailableError('policy engine answer has no diagnostics');
+    }
+    // A policy that errors is skipped by Cedar; a skipped deny rule could let a request through, so fail closed.
+    if (diagnostics.errors.length > 0) {
+      const first = diagnostics.errors[0];
+      throw new PolicyUnavailableError(`policy ${first?.policyId} failed during evaluation: ${first?.error.message}`);
+    }
+    const deciding: PolicyMeta[] = [];
+    for (const id of diagnostics.reason) {
+      const meta = this.policies.get(id);
+      if (!meta) throw new PolicyUnavailableError(`policy engine named an unknown policy ${id}`);
+      deciding.push(meta);
+    }
+    const base = {
+      risk_tier: riskTier,
+      policy_version: this.version,
+      determining_policies: deciding.map((m) => m.id).sort(),
+    };
+    if (response.decision === 'deny') {
+      if (deciding.some((m) => m.effect !== 'forbid')) {
+        throw new PolicyUnavailableError('policy engine denied on a permit policy');
+      }
+      const codes = uniqueSorted(deciding.map((m) => m.reason));
+      return { ...base, outcome: 'deny', reason_codes: codes.length > 0 ? codes : [DEFAULT_DENY], obligations: [] };
+    }
+    if (response.decision !== 'allow')
+      throw new PolicyUnavailableError(`unexpected policy decision ${String(response.decision)}`);
+    if (deciding.length === 0 || deciding.some((m) => m.effect !== 'permit')) {
+      throw new PolicyUnavailableError('policy engine allowed without a deciding permit policy');
+    }
+    // Several permits may apply; the most restrictive outcome wins and only its policies explain the decision.
+    const outcome = deciding.reduce<DecisionOutcome>(
+      (worst, m) => (SEVERITY[m.decision] > SEVERITY[worst] ? m.decision : worst),
+      'allow',
+    );
+    const chosen = deciding.filter((m) => m.decision === outcome);
+    const obligations: Obligation[] = [];
+    if (outcome === 'allow_with_obligations') {
+      const seen = new Set<string>();
+      for (const m of chosen) {
+        for (const o of m.obligations) {
+          if (!seen.has(o.name)) {
+            seen.add(o.name);
+            obligations.push(o);
+          }
+        }
+      }
+      if (obligations.length === 0) throw new PolicyUnavailableError('allow_with_obligations without obligations');
+    }
+    return { ...base, outcome, reason_codes: uniqueSorted(chosen.map((m) => m.reason)), obligations };
+  }
+}
+
+function uniqueSorted(values: readonly string[]): string[] {
+  return [...new Set(values)].sort();
+}
+
+function detailed(file: SourceFile, errors: readonly cedar.DetailedError[], offsetBase = 0): string[] {
+  return errors.map((e) => `${positionOf(file, (e.sourceLocations?.[0]?.start ?? 0) + offsetBase)}: ${e.message}`);
+}
+
+/**
+ * Parse the schema, parse and strictly validate each policy file against it, and read every policy's annotations.
+ * All problems are collected and reported together, each with file:line:col.
+ */
+export function compilePolicyFolder(folder: PolicyFolder): {
+  metas: Map<string, PolicyMeta>;
+  texts: Record<string, string>;
+} {
+  const problems: string[] = [];
+  const schemaParse = cedar.checkParseSchema(folder.schema.text);
+  if (schemaParse.type !== 'success') {
+    throw new PolicyLoadError(`policy schema is invalid`, detailed(folder.schema, schemaParse.errors));
+  }
+  const metas = new Map<string, PolicyMeta>();
+  const texts: Record<string, string> = {};
+  for (const file of folder.policies) {
+    const parts = cedar.policySetTextToParts(file.text);
+    if (parts.type !== 'success') {
+      problems.push(...detailed(file, parts.errors));
+      continue;
+    }
+    if (parts.policy_templates.length > 0) {
+      problems.push(`${positionOf(file, 0)}: policy templates are not supported`);
+      continue;
+    }
+    if (parts.policies.length === 0) {
+      problems.push(`${positionOf(file, 0)}: no policies in file`);
+      continue;
+    }
+    const validation = cedar.validate({
+      schema: folder.schema.text,
+      policies: { staticPolicies: file.text },
+      validationSettings: { mode: 'strict' },
+    });
+    if (validation.type !== 'success') {
+      problems.push(...detailed(file, validation.errors));
+      continue;
+    }
+    for (const v of validation.validationErrors) problems.push(...detailed(file, [v.error]));
+    const starts = policyOffsets(file.text, parts.policies);
+    parts.policies.forEach((text, index) => {
+      const source = positionOf(file, starts[index]);
+      const json = cedar.policyToJson(text);
+      if (json.type !== 'success') {
+        problems.push(`${source}: ${json.errors.map((e) => e.message).join('; ')}`);
+        return;
+      }
+      const result = readAnnotations(json.json.effect, json.json.annotations ?? {}, source);
+      if (typeof result === 'string') {
+        problems.push(result);
+        return;
+      }
+      const existing = metas.get(result.id);
+      if (existing) {
+        problems.push(`${source}: duplicate @id("${result.id}") (first at ${existing.source})`);
+        return;
+      }
+      metas.set(result.id, result);
+      texts[result.id] = text;
+    });
+  }
+  if (problems.length > 0) {
+    throw new PolicyLoadError(`policy folder ${folder.dir} is invalid:\n  ${problems.join('\n  ')}`, problems);
+  }
+  return { metas, texts };
+}
+
+/** Byte offsets of each policy's text within its file (the parts are verbatim slices, in no guaranteed order). */
+function policyOffsets(fileText: string, parts: readonly string[]): (number | undefined)[] {
+  const bytes = Buffer.from(fileText, 'utf8');
+  const used = new Set<number>();
+  return parts.map((part) => {
+    const needle = Buffer.from(part, 'utf8');
+    let at = bytes.indexOf(needle);
+    while (at >= 0 && used.has(at)) at = bytes.indexOf(needle, at + 1);
+    if (at < 0) return undefined;
+    used.add(at);
+    return at;
+  });
+}
+
+function readAnnotations(effect: string, annotations: Record<string, string>, source: string): PolicyMeta | string {
+  const id = annotations.id;
+  if (!id || !IDENTIFIER_PATTERN.test(id)) return `${source}: every policy needs @id("<identifier>")`;
+  const reason = annotations.reason;
+  if (!reason || !IDENTIFIER_PATTERN.test(reason)) {
+    return `${source}: policy ${id} needs @reason("<reason_code>") with a lowercase identifier`;
+  }
+  if (effect === 'forbid') {
+    if (annotations.decision !== undefined && annotations.decision !== 'deny') {
+      return `${source}: forbid policy ${id} can only have @decision("deny")`;
+    }
+    if (annotations.obligations !== undefined) return `${source}: forbid policy ${id} cannot carry @obligations`;
+    return { id, effect: 'forbid', decision: 'deny', reason, obligations: [], source };
+  }
+  if (effect !== 'permit') return `${source}: policy ${id} has an unknown effect ${effect}`;
+  const decision = PermitDecision.safeParse(annotations.decision);
+  if (!decision.success) {
+    return `${source}: permit policy ${id} needs @decision("allow" | "allow_with_obligations" | "require_approval")`;
+  }
+  let obligations: Obligation[] = [];
+  if (decision.data === 'allow_with_obligations') {
+    if (annotations.obligations === undefined)
+      return `${source}: policy ${id} is allow_with_obligations but has no @obligations`;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(annotations.obligations);
+    } catch (error) {
+      return `${source}: policy ${id} @obligations is not JSON (${(error as Error).message})`;
+    }
+    const parsed = ObligationList.safeParse(raw);
+    if (!parsed.success) return `${source}: policy ${id} @obligations: ${formatZodIssues(parsed.error)}`;
+    obligations = [...parsed.data];
+  } else if (annotations.obligations !== undefined) {
+    return `${source}: policy ${id} is ${decision.data} and must not carry @obligations`;
+  }
+  return { id, effect: 'permit', decision: decision.data, reason, obligations, source };
+}
