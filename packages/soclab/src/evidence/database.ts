@@ -1,0 +1,95 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+
+export interface AuditEventsTable {
+  event_id: string;
+  run_id: string;
+  sequence: number;
+  event_type: string;
+  payload: string;
+  payload_hash: string;
+  previous_hash: string;
+  event_hash: string;
+  recorded_at: string;
+}
+
+export interface EvidenceDatabase {
+  audit_events: AuditEventsTable;
+}
+
+export type EvidenceDialect = 'sqlite' | 'postgres';
+
+export interface OpenedDatabase {
+  readonly db: Kysely<EvidenceDatabase>;
+  readonly dialect: EvidenceDialect;
+  /** Where the data lives, with any password removed (safe to print). */
+  readonly location: string;
+}
+
+export const DEFAULT_SQLITE_PATH = 'runs/soclab.sqlite';
+
+/** Which database a URL names: `postgres://` / `postgresql://` → PostgreSQL; anything else is a SQLite path. */
+export function describeDatabaseUrl(url: string): { dialect: EvidenceDialect; target: string } {
+  if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', target: url };
+  const path = url.replace(/^sqlite:(\/\/)?/i, '').replace(/^file:(\/\/)?/i, '');
+  return { dialect: 'sqlite', target: path === '' ? DEFAULT_SQLITE_PATH : path };
+}
+
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres (unparseable URL)';
+  }
+}
+
+/**
+ * Open the evidence database: `url` argument, else `SOCLAB_DATABASE_URL`, else SQLite at `runs/soclab.sqlite`
+ * (relative to the working directory). `:memory:` gives a private in-memory SQLite database.
+ */
+export async function openEvidenceDatabase(url?: string): Promise<OpenedDatabase> {
+  const chosen = url ?? process.env.SOCLAB_DATABASE_URL ?? DEFAULT_SQLITE_PATH;
+  const { dialect, target } = describeDatabaseUrl(chosen);
+  let db: Kysely<EvidenceDatabase>;
+  let location: string;
+  if (dialect === 'postgres') {
+    db = new Kysely<EvidenceDatabase>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: target, max: 4 }) }),
+    });
+    location = redactUrl(target);
+  } else {
+    const file = target === ':memory:' ? ':memory:' : resolve(target);
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const sqlite = new Database(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    db = new Kysely<EvidenceDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+    location = file;
+  }
+  await migrate(db, dialect);
+  return { db, dialect, location };
+}
+
+async function migrate(db: Kysely<EvidenceDatabase>, dialect: EvidenceDialect): Promise<void> {
+  await db.schema
+    .createTable('audit_events')
+    .ifNotExists()
+    .addColumn('event_id', 'varchar(64)', (c) => c.primaryKey())
+    .addColumn('run_id', 'varchar(128)', (c) => c.notNull())
+    .addColumn('sequence', 'integer', (c) => c.notNull())
+    .addColumn('event_type', 'varchar(120)', (c) => c.notNull())
+    .addColumn('payload', 'text', (c) => c.notNull())
+    .addColumn('payload_hash', 'varchar(64)', (c) => c.notNull())
+    .addColumn('previous_hash', 'varchar(64)', (c) => c.notNull())
+    .addColumn('event_hash', 'varchar(64)', (c) => c.notNull())
+    .addColumn('recorded_at', 'varchar(40)', (c) => c.notNull())
+    .addUniqueConstraint('audit_events_run_sequence', ['run_id', 'sequence'])
+    .execute();
+  await db.schema.createIndex('audit_events_run').ifNotExists().on('audit_events').column('run_id').execute();
+}

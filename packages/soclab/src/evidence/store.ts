@@ -1,0 +1,161 @@
+import { GENESIS_HASH, newUuid, nowUtc } from '../contracts/common.js';
+import { type AuditEventInput, type ChainVerification, EventType, type StoredAuditEvent } from '../contracts/events.js';
+import { type OpenedDatabase, openEvidenceDatabase } from './database.js';
+import { type ChainRow, linkRow, verifyRows } from './hash-chain.js';
+
+/** One event to append: its type and JSON payload. */
+export interface NewEvent {
+  event_type: string;
+  payload: Readonly<Record<string, unknown>>;
+  event_id?: string;
+}
+
+/** Append-only, per-run hash-chained evidence. */
+export interface EvidenceStore {
+  /** Append one event (in one transaction) and return it as stored. */
+  append(runId: string, event: NewEvent): Promise<StoredAuditEvent>;
+  /** Append several events in order, in one transaction. */
+  appendMany(runId: string, events: readonly NewEvent[]): Promise<StoredAuditEvent[]>;
+  /** Events of a run ordered by sequence, payloads parsed. */
+  events(runId: string): Promise<StoredAuditEvent[]>;
+  /** Rows exactly as stored (payload as canonical JSON text), ordered by sequence. */
+  rows(runId: string): Promise<ChainRow[]>;
+  verify(runId: string): Promise<ChainVerification>;
+  /** Every run id in the store, oldest first. */
+  runIds(): Promise<string[]>;
+  rootHash(runId: string): Promise<string | null>;
+  close(): Promise<void>;
+  readonly location: string;
+}
+
+export function rowToEvent(row: ChainRow): StoredAuditEvent {
+  return Object.freeze({
+    event_id: row.event_id,
+    run_id: row.run_id,
+    sequence: row.sequence,
+    event_type: row.event_type,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    payload_hash: row.payload_hash,
+    previous_hash: row.previous_hash,
+    event_hash: row.event_hash,
+    recorded_at: row.recorded_at,
+  }) as StoredAuditEvent;
+}
+
+function checkType(eventType: string): string {
+  const r = EventType.safeParse(eventType);
+  if (!r.success) throw new TypeError(`invalid event type '${eventType}': ${r.error.issues[0]?.message}`);
+  return r.data;
+}
+
+/** The SQL-backed store (SQLite by default, PostgreSQL by URL), through Kysely. */
+export class SqlEvidenceStore implements EvidenceStore {
+  constructor(private readonly opened: OpenedDatabase) {}
+
+  get location(): string {
+    return this.opened.location;
+  }
+
+  get dialect(): OpenedDatabase['dialect'] {
+    return this.opened.dialect;
+  }
+
+  /** The underlying Kysely handle (tests and migrations only). */
+  get db(): OpenedDatabase['db'] {
+    return this.opened.db;
+  }
+
+  async append(runId: string, event: NewEvent): Promise<StoredAuditEvent> {
+    const [stored] = await this.appendMany(runId, [event]);
+    return stored!;
+  }
+
+  async appendMany(runId: string, events: readonly NewEvent[]): Promise<StoredAuditEvent[]> {
+    if (events.length === 0) return [];
+    for (const e of events) checkType(e.event_type);
+    // A concurrent writer on the same run (PostgreSQL) loses the unique (run_id, sequence) race; retry then.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.opened.db.transaction().execute(async (trx) => {
+          const last = await trx
+            .selectFrom('audit_events')
+            .select(['sequence', 'event_hash'])
+            .where('run_id', '=', runId)
+            .orderBy('sequence', 'desc')
+            .limit(1)
+            .executeTakeFirst();
+          let sequence = last ? Number(last.sequence) : 0;
+          let previous = last ? last.event_hash : GENESIS_HASH;
+          const rows: ChainRow[] = [];
+          for (const e of events) {
+            sequence += 1;
+            const row = linkRow({
+              event_id: e.event_id ?? newUuid(),
+              run_id: runId,
+              sequence,
+              event_type: e.event_type,
+              payload: e.payload,
+              previous_hash: previous,
+              recorded_at: nowUtc(),
+            });
+            previous = row.event_hash;
+            rows.push(row);
+          }
+          await trx.insertInto('audit_events').values(rows).execute();
+          return rows.map(rowToEvent);
+        });
+      } catch (error) {
+        if (attempt < 5 && /unique|duplicate/i.test(String((error as Error).message))) continue;
+        throw error;
+      }
+    }
+  }
+
+  async rows(runId: string): Promise<ChainRow[]> {
+    const rows = await this.opened.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('sequence', 'asc')
+      .execute();
+    return rows.map((r) => ({ ...r, sequence: Number(r.sequence) }));
+  }
+
+  async events(runId: string): Promise<StoredAuditEvent[]> {
+    return (await this.rows(runId)).map(rowToEvent);
+  }
+
+  async verify(runId: string): Promise<ChainVerification> {
+    return verifyRows(runId, await this.rows(runId));
+  }
+
+  async runIds(): Promise<string[]> {
+    const rows = await this.opened.db
+      .selectFrom('audit_events')
+      .select('run_id')
+      .where('sequence', '=', 1)
+      .orderBy('recorded_at', 'asc')
+      .execute();
+    const seen = new Set(rows.map((r) => r.run_id));
+    // Runs whose first event was deleted still exist; list them after the others.
+    const all = await this.opened.db.selectFrom('audit_events').select('run_id').distinct().execute();
+    for (const r of all) seen.add(r.run_id);
+    return [...seen];
+  }
+
+  async rootHash(runId: string): Promise<string | null> {
+    const v = await this.verify(runId);
+    return v.root_hash;
+  }
+
+  async close(): Promise<void> {
+    await this.opened.db.destroy();
+  }
+}
+
+/** Open the evidence store (see `openEvidenceDatabase` for how the URL is chosen). */
+export async function openEvidenceStore(url?: string): Promise<SqlEvidenceStore> {
+  return new SqlEvidenceStore(await openEvidenceDatabase(url));
+}
+
+export type { AuditEventInput };
