@@ -1,0 +1,93 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { StoreDialect } from './json.js';
+import type { StoreDatabase } from './schema.js';
+
+/** Where the run index lives. `display` is safe to print (password redacted). */
+export interface StoreTarget {
+  readonly dialect: StoreDialect;
+  /** SQLite file path (absolute, or `:memory:`) or PostgreSQL connection string. */
+  readonly location: string;
+  readonly display: string;
+}
+
+export interface StoreTargetOptions {
+  /** `--store`: a `postgres://` URL, or a SQLite file (`sqlite:path` or a plain path). */
+  store?: string | undefined;
+  /** Folder of run folders; the default SQLite index is `<runsDir>/index.sqlite`. */
+  runsDir?: string | undefined;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Default folder of run folders, relative to the working directory. */
+export const DEFAULT_RUNS_DIR = 'runs';
+export const INDEX_FILE = 'index.sqlite';
+
+const PG_URL = /^postgres(ql)?:\/\//i;
+
+/** Resolve the store: `--store` wins, then HARNESS_STORE_URL, then `<runsDir>/index.sqlite`. */
+export function resolveStoreTarget(options: StoreTargetOptions = {}): StoreTarget {
+  const env = options.env ?? process.env;
+  const given = options.store?.trim() || env.HARNESS_STORE_URL?.trim();
+  if (given && PG_URL.test(given)) {
+    return { dialect: 'postgres', location: given, display: redactUrl(given) };
+  }
+  if (given) {
+    const path = given.replace(/^sqlite:(\/\/)?/i, '');
+    const location = path === ':memory:' ? path : resolve(path);
+    return { dialect: 'sqlite', location, display: `sqlite:${location}` };
+  }
+  const location = resolve(options.runsDir ?? DEFAULT_RUNS_DIR, INDEX_FILE);
+  return { dialect: 'sqlite', location, display: `sqlite:${location}` };
+}
+
+/** A connection string with its password replaced, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  }
+}
+
+const PG_INT8 = 20;
+const PG_NUMERIC = 1700;
+
+/** Open a Kysely instance on the target. Drivers load lazily so CLI start-up stays fast. */
+export async function openKysely(target: StoreTarget): Promise<Kysely<StoreDatabase>> {
+  if (target.dialect === 'postgres') {
+    const pg = (await import('pg')).default;
+    const pool = new pg.Pool({
+      connectionString: target.location,
+      max: 4,
+      // Counts and sums come back as int8/numeric strings by default; the index only holds values
+      // well inside a double's exact range. Scoped to this pool, not pg's global parsers.
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === PG_INT8 || oid === PG_NUMERIC
+            ? (v: string) => Number(v)
+            : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+      },
+    });
+    // An idle client dropped by the server (restart, admin kill) must not crash a long-running viewer;
+    // the next query checks out a fresh connection or fails with a proper error.
+    pool.on('error', () => {});
+    return new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) });
+  }
+  const Database = (await import('better-sqlite3')).default;
+  if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
+  const sqlite = new Database(target.location);
+  // WAL lets `harness view` read while `harness run` writes; busy_timeout waits out short write locks.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  return new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+/** The default SQLite index path for a runs folder. */
+export function defaultIndexPath(runsDir: string = DEFAULT_RUNS_DIR): string {
+  return resolve(join(runsDir, INDEX_FILE));
+}

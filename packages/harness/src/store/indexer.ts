@@ -1,0 +1,529 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { MetricResult, ThresholdOutcome } from '../core/experiment.js';
+import { resultKey, type TestCaseResult } from '../core/result.js';
+import type { JsonCodec } from './json.js';
+import { type ExperimentHeader, locateRun, type RunSource, readExperimentFile, readJournal } from './run-files.js';
+import type { StoreDatabase } from './schema.js';
+
+type Db = Kysely<StoreDatabase> | Transaction<StoreDatabase>;
+
+export interface StoreContext {
+  readonly db: Kysely<StoreDatabase>;
+  readonly codec: JsonCodec;
+}
+
+/** Thrown when a path holds no run (no journal, no experiment JSON). */
+export class RunNotFoundError extends Error {
+  override name = 'RunNotFoundError';
+  constructor(readonly path: string) {
+    super(
+      `no run at ${path}: expected a run folder (journal.jsonl or experiment.json), a journal or an experiment JSON`,
+    );
+  }
+}
+
+export interface IndexOutcome {
+  id: string;
+  location: string;
+  state: string;
+  /** Results written by this call. */
+  results: number;
+  /** Journal lines that were not valid records and were skipped. */
+  malformed: number;
+  /** True when only the journal's new tail was read. */
+  incremental: boolean;
+  /** True when the index already matched the files and nothing was read. */
+  unchanged: boolean;
+}
+
+const RESULT_BATCH = 400;
+const CHILD_BATCH = 2000;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function headerRow(codec: JsonCodec, header: ExperimentHeader, location: string) {
+  return {
+    id: header.id,
+    name: codec.text(header.name),
+    suite_name: codec.text(header.suite.name),
+    suite_version: codec.text(header.suite.version),
+    suite_hash: header.suite.content_hash,
+    agent_adapter: codec.text(header.agent.adapter),
+    agent_label: codec.textOrNull(header.agent.label),
+    agent_version: codec.textOrNull(header.agent.version),
+    state: header.state,
+    started_at: header.started_at,
+    finished_at: header.finished_at,
+    location,
+    thresholds_passed: header.thresholds ? (header.thresholds.passed ? 1 : 0) : null,
+    git_commit: header.environment.git_commit,
+    tool_version: header.environment.tool_version,
+    header: codec.encode(header),
+    indexed_at: new Date().toISOString(),
+  };
+}
+
+async function deleteExperimentRows(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('case_tags').where('experiment_id', '=', id).execute();
+  await db.deleteFrom('case_evaluations').where('experiment_id', '=', id).execute();
+  await db.deleteFrom('case_results').where('experiment_id', '=', id).execute();
+  await db.deleteFrom('metric_values').where('experiment_id', '=', id).execute();
+  await db.deleteFrom('experiments').where('id', '=', id).execute();
+}
+
+async function deleteCaseKeys(db: Db, id: string, results: readonly TestCaseResult[]): Promise<void> {
+  if (results.length === 0) return;
+  for (const table of ['case_tags', 'case_evaluations', 'case_results'] as const) {
+    await db
+      .deleteFrom(table)
+      .where('experiment_id', '=', id)
+      .where((eb) => eb.or(results.map((r) => eb.and([eb('test_id', '=', r.test_id), eb('repeat', '=', r.repeat)]))))
+      .execute();
+  }
+}
+
+async function insertResults(
+  db: Db,
+  codec: JsonCodec,
+  id: string,
+  results: readonly TestCaseResult[],
+  seqStart: number,
+): Promise<void> {
+  if (results.length === 0) return;
+  await db
+    .insertInto('case_results')
+    .values(
+      results.map((r, i) => ({
+        experiment_id: id,
+        test_id: codec.text(r.test_id),
+        repeat: r.repeat,
+        seq: seqStart + i,
+        test_name: codec.text(r.test_name),
+        status: r.status,
+        score: r.score,
+        duration: r.duration,
+        attempts: r.attempts,
+        cost: r.output.cost,
+        input_tokens: r.output.usage?.input_tokens ?? null,
+        output_tokens: r.output.usage?.output_tokens ?? null,
+        error: codec.textOrNull(r.output.error),
+        started_at: r.started_at ?? null,
+        finished_at: r.finished_at ?? null,
+        result: codec.encode(r),
+      })),
+    )
+    .execute();
+  const evaluations = results.flatMap((r) =>
+    r.evaluations.map((e, idx) => ({
+      experiment_id: id,
+      test_id: codec.text(r.test_id),
+      repeat: r.repeat,
+      idx,
+      evaluator: codec.text(e.evaluator),
+      score: e.score,
+      passed: e.passed ? 1 : 0,
+      error: e.error ? 1 : 0,
+    })),
+  );
+  for (const part of chunks(evaluations, CHILD_BATCH)) await db.insertInto('case_evaluations').values(part).execute();
+  const tags = results.flatMap((r) =>
+    [...new Set(r.tags)].map((tag) => ({
+      experiment_id: id,
+      test_id: codec.text(r.test_id),
+      repeat: r.repeat,
+      tag: codec.text(tag),
+    })),
+  );
+  for (const part of chunks(tags, CHILD_BATCH)) await db.insertInto('case_tags').values(part).execute();
+}
+
+/** Keep the last result per key within a batch (the journal's "last wins" rule). */
+function lastPerKey(results: readonly TestCaseResult[]): TestCaseResult[] {
+  const byKey = new Map<string, TestCaseResult>();
+  for (const r of results) {
+    const key = resultKey(r);
+    byKey.delete(key);
+    byKey.set(key, r);
+  }
+  return [...byKey.values()];
+}
+
+async function writeMetrics(
+  db: Db,
+  codec: JsonCodec,
+  id: string,
+  metrics: Record<string, MetricResult>,
+): Promise<void> {
+  await db.deleteFrom('metric_values').where('experiment_id', '=', id).execute();
+  const rows = Object.entries(metrics)
+    .filter(([, m]) => Number.isFinite(m.value))
+    .map(([key, m]) => ({
+      experiment_id: id,
+      name: codec.text(key),
+      value: m.value,
+      formatted_value: codec.text(m.formatted_value),
+      direction: m.direction,
+      lower: m.interval?.lower ?? null,
+      upper: m.interval?.upper ?? null,
+      level: m.interval?.level ?? null,
+      sample_size: m.sample_size ?? null,
+      error: codec.textOrNull(m.error),
+    }));
+  for (const part of chunks(rows, 500)) await db.insertInto('metric_values').values(part).execute();
+}
+
+/** Recompute the run's counters from its case rows (correct under duplicates and partial runs). */
+async function refreshCounters(db: Db, id: string): Promise<void> {
+  const agg = await db
+    .selectFrom('case_results')
+    .where('experiment_id', '=', id)
+    .select((eb) => [
+      eb.fn.countAll<number>().as('total'),
+      sql<number>`coalesce(sum(case when status = 'passed' then 1 else 0 end), 0)`.as('passed'),
+      sql<number>`coalesce(sum(case when status = 'failed' then 1 else 0 end), 0)`.as('failed'),
+      sql<number>`coalesce(sum(case when status = 'error' then 1 else 0 end), 0)`.as('errored'),
+      sql<number>`coalesce(sum(case when status = 'skipped' then 1 else 0 end), 0)`.as('skipped'),
+      sql<number | null>`avg(case when status <> 'skipped' then score end)`.as('mean_score'),
+      sql<number | null>`sum(cost)`.as('total_cost'),
+      sql<number>`coalesce(sum(duration), 0)`.as('total_duration'),
+    ])
+    .executeTakeFirstOrThrow();
+  await db
+    .updateTable('experiments')
+    .set({
+      total: Number(agg.total),
+      passed: Number(agg.passed),
+      failed: Number(agg.failed),
+      errored: Number(agg.errored),
+      skipped: Number(agg.skipped),
+      mean_score: agg.mean_score === null ? null : Number(agg.mean_score),
+      total_cost: agg.total_cost === null ? null : Number(agg.total_cost),
+      total_duration: Number(agg.total_duration),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+interface EndInfo {
+  state: string;
+  finished_at?: string | null | undefined;
+  metrics?: Record<string, MetricResult> | undefined;
+  thresholds?: ThresholdOutcome | null | undefined;
+}
+
+async function applyEnd(db: Db, codec: JsonCodec, id: string, header: ExperimentHeader, end: EndInfo): Promise<void> {
+  const merged: ExperimentHeader = {
+    ...header,
+    state: end.state as ExperimentHeader['state'],
+    finished_at: end.finished_at ?? header.finished_at,
+    metrics: end.metrics ?? header.metrics,
+    thresholds: end.thresholds === undefined ? header.thresholds : end.thresholds,
+  };
+  await db
+    .updateTable('experiments')
+    .set({
+      state: merged.state,
+      finished_at: merged.finished_at,
+      thresholds_passed: merged.thresholds ? (merged.thresholds.passed ? 1 : 0) : null,
+      header: codec.encode(merged),
+    })
+    .where('id', '=', id)
+    .execute();
+  await writeMetrics(db, codec, id, merged.metrics);
+}
+
+async function indexExperimentFile(ctx: StoreContext, source: RunSource, file: string): Promise<IndexOutcome> {
+  const experiment = await readExperimentFile(file);
+  const { results, ...header } = experiment;
+  const unique = lastPerKey(results);
+  await ctx.db.transaction().execute(async (trx) => {
+    await deleteExperimentRows(trx, header.id);
+    await trx
+      .insertInto('experiments')
+      .values(headerRow(ctx.codec, header, source.location))
+      .execute();
+    let seq = 0;
+    for (const part of chunks(unique, RESULT_BATCH)) {
+      await insertResults(trx, ctx.codec, header.id, part, seq);
+      seq += part.length;
+    }
+    await writeMetrics(trx, ctx.codec, header.id, header.metrics);
+    await refreshCounters(trx, header.id);
+  });
+  return {
+    id: header.id,
+    location: source.location,
+    state: header.state,
+    results: unique.length,
+    malformed: 0,
+    incremental: false,
+    unchanged: false,
+  };
+}
+
+async function indexJournalFull(ctx: StoreContext, source: RunSource, journal: string): Promise<IndexOutcome> {
+  const { db, codec } = ctx;
+  let header: ExperimentHeader | null = null;
+  let end: EndInfo | null = null;
+  let written = 0;
+  let malformed = 0;
+  let offset = 0;
+  const seen = new Set<string>();
+  await db.transaction().execute(async (trx) => {
+    for await (const chunk of readJournal(journal)) {
+      malformed += chunk.malformed;
+      offset = chunk.offset;
+      let pending: TestCaseResult[] = [];
+      const flush = async () => {
+        if (!header || pending.length === 0) return;
+        const unique = lastPerKey(pending);
+        await deleteCaseKeys(
+          trx,
+          header.id,
+          unique.filter((r) => seen.has(resultKey(r))),
+        );
+        for (const r of unique) seen.add(resultKey(r));
+        await insertResults(trx, codec, header.id, unique, written);
+        written += unique.length;
+        pending = [];
+      };
+      for (const entry of chunk.entries) {
+        if (entry.type === 'header') {
+          if (header) continue; // a resumed run may repeat its header; the first one names the run
+          header = entry.header;
+          await deleteExperimentRows(trx, header.id);
+          await trx
+            .insertInto('experiments')
+            .values(headerRow(codec, header, source.location))
+            .execute();
+        } else if (entry.type === 'result') {
+          if (header) pending.push(entry.result);
+          else malformed++;
+        } else {
+          end = entry.end;
+        }
+      }
+      await flush();
+    }
+    if (!header) return;
+    const h: ExperimentHeader = header;
+    let finalEnd: EndInfo | null = end;
+    if (finalEnd && !finalEnd.metrics && source.experiment) {
+      const exp = await readExperimentFile(source.experiment).catch(() => null);
+      if (exp && exp.id === h.id) finalEnd = { ...finalEnd, metrics: exp.metrics, thresholds: exp.thresholds };
+    }
+    if (finalEnd) await applyEnd(trx, codec, h.id, h, finalEnd);
+    await trx.updateTable('experiments').set({ journal_offset: offset }).where('id', '=', h.id).execute();
+    await refreshCounters(trx, h.id);
+  });
+  if (!header) {
+    // A journal without a header: fall back to the experiment file, else it is not (yet) a run.
+    if (source.experiment) return indexExperimentFile(ctx, source, source.experiment);
+    throw new Error(`${journal}: the journal has no header record`);
+  }
+  const h: ExperimentHeader = header;
+  const state = (end as EndInfo | null)?.state ?? h.state;
+  return {
+    id: h.id,
+    location: source.location,
+    state,
+    results: written,
+    malformed,
+    incremental: false,
+    unchanged: false,
+  };
+}
+
+async function indexJournalTail(
+  ctx: StoreContext,
+  source: RunSource,
+  journal: string,
+  row: { id: string; journal_offset: number; header: ExperimentHeader; state: string },
+): Promise<IndexOutcome> {
+  const { db, codec } = ctx;
+  let written = 0;
+  let malformed = 0;
+  let state = row.state;
+  let restart = false;
+  await db.transaction().execute(async (trx) => {
+    const max = await trx
+      .selectFrom('case_results')
+      .where('experiment_id', '=', row.id)
+      .select((eb) => eb.fn.max<number | null>('seq').as('m'))
+      .executeTakeFirst();
+    let seq = max?.m === null || max?.m === undefined ? 0 : Number(max.m) + 1;
+    let offset = row.journal_offset;
+    for await (const chunk of readJournal(journal, { from: row.journal_offset, live: true })) {
+      malformed += chunk.malformed;
+      offset = chunk.offset;
+      const results: TestCaseResult[] = [];
+      for (const entry of chunk.entries) {
+        if (entry.type === 'result') results.push(entry.result);
+        else if (entry.type === 'end') {
+          state = entry.end.state;
+          await applyEnd(trx, codec, row.id, row.header, entry.end);
+        } else if (entry.header.id !== row.id) {
+          restart = true; // the journal was replaced by another run
+        }
+      }
+      if (restart) return;
+      const unique = lastPerKey(results);
+      await deleteCaseKeys(trx, row.id, unique);
+      await insertResults(trx, codec, row.id, unique, seq);
+      seq += unique.length;
+      written += unique.length;
+    }
+    await trx
+      .updateTable('experiments')
+      .set({ journal_offset: offset, indexed_at: new Date().toISOString() })
+      .where('id', '=', row.id)
+      .execute();
+    await refreshCounters(trx, row.id);
+  });
+  if (restart) return indexJournalFull(ctx, source, journal);
+  // Only a half-written (or, for a killed writer, truncated) last line: nothing new yet.
+  const unchanged = written === 0 && malformed === 0 && state === row.state;
+  return { id: row.id, location: source.location, state, results: written, malformed, incremental: true, unchanged };
+}
+
+export interface IndexRunOptions {
+  /** Read only what was appended to the journal since the last index (default true). */
+  incremental?: boolean;
+}
+
+/**
+ * Index one run (a run folder, a journal or an experiment JSON). Re-indexing is idempotent; with a
+ * live journal only the new tail is read.
+ */
+export async function indexRun(ctx: StoreContext, path: string, options: IndexRunOptions = {}): Promise<IndexOutcome> {
+  const source = locateRun(path);
+  if (!source) throw new RunNotFoundError(path);
+  if (!source.journal) return indexExperimentFile(ctx, source, source.experiment as string);
+  const journal = source.journal;
+  if (options.incremental !== false) {
+    const row = await ctx.db
+      .selectFrom('experiments')
+      .where('location', '=', source.location)
+      .select(['id', 'journal_offset', 'header', 'state'])
+      .orderBy('indexed_at', 'desc')
+      .executeTakeFirst();
+    if (row) {
+      const size = statSync(journal).size;
+      const indexed = Number(row.journal_offset);
+      if (indexed > 0 && size === indexed) {
+        return {
+          id: row.id,
+          location: source.location,
+          state: row.state,
+          results: 0,
+          malformed: 0,
+          incremental: true,
+          unchanged: true,
+        };
+      }
+      if (indexed > 0 && size > indexed) {
+        const header = ctx.codec.decode<ExperimentHeader>(row.header);
+        return indexJournalTail(ctx, source, journal, {
+          id: row.id,
+          journal_offset: indexed,
+          header,
+          state: row.state,
+        });
+      }
+    }
+  }
+  return indexJournalFull(ctx, source, journal);
+}
+
+/** Run folders directly under a runs folder (those holding a journal or an experiment JSON). */
+export function listRunFolders(runsDir: string): string[] {
+  const abs = resolve(runsDir);
+  let names: string[];
+  try {
+    names = readdirSync(abs);
+  } catch {
+    return [];
+  }
+  return names
+    .sort()
+    .map((n) => join(abs, n))
+    .filter((p) => {
+      try {
+        return statSync(p).isDirectory() && locateRun(p) !== null;
+      } catch {
+        return false;
+      }
+    });
+}
+
+export interface SyncOutcome {
+  indexed: IndexOutcome[];
+  unchanged: number;
+  errors: { location: string; message: string }[];
+}
+
+/** Bring the index up to date with the run folders under `runsDir` (new folders, grown journals). */
+export async function syncIndex(ctx: StoreContext, runsDir: string): Promise<SyncOutcome> {
+  const out: SyncOutcome = { indexed: [], unchanged: 0, errors: [] };
+  const known = new Map<string, number>();
+  const rows = await ctx.db.selectFrom('experiments').select(['location', 'journal_offset']).execute();
+  for (const r of rows) if (r.location) known.set(r.location, Number(r.journal_offset));
+  for (const folder of listRunFolders(runsDir)) {
+    const source = locateRun(folder);
+    if (!source) continue;
+    const offset = known.get(source.location);
+    if (offset !== undefined && (!source.journal || statSync(source.journal).size === offset)) {
+      out.unchanged++;
+      continue;
+    }
+    try {
+      const r = await indexRun(ctx, folder);
+      if (r.unchanged) out.unchanged++;
+      else out.indexed.push(r);
+    } catch (err) {
+      out.errors.push({ location: folder, message: (err as Error).message });
+    }
+  }
+  return out;
+}
+
+export interface RebuildOptions {
+  /** Drop every entry, including runs indexed from other folders (default: only those under runsDir). */
+  all?: boolean;
+}
+
+/** Rebuild the index from the run folders: entries under `runsDir` are dropped and re-read. */
+export async function rebuildIndex(
+  ctx: StoreContext,
+  runsDir: string,
+  options: RebuildOptions = {},
+): Promise<SyncOutcome> {
+  const root = resolve(runsDir);
+  const rows = await ctx.db.selectFrom('experiments').select(['id', 'location']).execute();
+  const drop = rows.filter(
+    (r) => options.all || (r.location !== null && (r.location === root || r.location.startsWith(root + sep))),
+  );
+  for (const r of drop) {
+    await ctx.db.transaction().execute((trx) => deleteExperimentRows(trx, r.id));
+  }
+  const out: SyncOutcome = { indexed: [], unchanged: 0, errors: [] };
+  for (const folder of listRunFolders(root)) {
+    try {
+      out.indexed.push(await indexRun(ctx, folder, { incremental: false }));
+    } catch (err) {
+      out.errors.push({ location: folder, message: (err as Error).message });
+    }
+  }
+  return out;
+}
+
+/** Remove a run from the index (its files are untouched). */
+export async function removeFromIndex(ctx: StoreContext, id: string): Promise<void> {
+  await ctx.db.transaction().execute((trx) => deleteExperimentRows(trx, id));
+}

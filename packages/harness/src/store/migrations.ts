@@ -1,0 +1,160 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { StoreDialect } from './json.js';
+
+/** Name of the table where Kysely's Migrator records applied migrations. */
+export const MIGRATION_TABLE = 'harness_migration';
+
+/**
+ * Migrations live in code (not files) so the built CLI carries them. Names sort in application order;
+ * never edit a released migration, add the next one.
+ */
+function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
+  // JSON is jsonb in PostgreSQL (queryable, validated) and text in SQLite.
+  const json = dialect === 'postgres' ? 'jsonb' : 'text';
+  const real = 'double precision';
+  return {
+    '0001_initial': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('experiments')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('suite_name', 'text', (c) => c.notNull())
+          .addColumn('suite_version', 'text', (c) => c.notNull())
+          .addColumn('suite_hash', 'text', (c) => c.notNull())
+          .addColumn('agent_adapter', 'text', (c) => c.notNull())
+          .addColumn('agent_label', 'text')
+          .addColumn('agent_version', 'text')
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('started_at', 'text', (c) => c.notNull())
+          .addColumn('finished_at', 'text')
+          .addColumn('location', 'text')
+          .addColumn('total', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('passed', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('failed', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('errored', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('skipped', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('mean_score', real)
+          .addColumn('total_cost', real)
+          .addColumn('total_duration', real, (c) => c.notNull().defaultTo(0))
+          .addColumn('thresholds_passed', 'integer')
+          .addColumn('git_commit', 'text')
+          .addColumn('tool_version', 'text')
+          .addColumn('header', json, (c) => c.notNull())
+          .addColumn('journal_offset', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('indexed_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('experiments_suite_started')
+          .on('experiments')
+          .columns(['suite_name', 'started_at'])
+          .execute();
+        await db.schema.createIndex('experiments_started').on('experiments').column('started_at').execute();
+        await db.schema.createIndex('experiments_location').on('experiments').column('location').execute();
+
+        await db.schema
+          .createTable('case_results')
+          .addColumn('experiment_id', 'text', (c) => c.notNull())
+          .addColumn('test_id', 'text', (c) => c.notNull())
+          .addColumn('repeat', 'integer', (c) => c.notNull())
+          .addColumn('seq', 'integer', (c) => c.notNull())
+          .addColumn('test_name', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('score', real, (c) => c.notNull())
+          .addColumn('duration', real, (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull())
+          .addColumn('cost', real)
+          .addColumn('input_tokens', 'integer')
+          .addColumn('output_tokens', 'integer')
+          .addColumn('error', 'text')
+          .addColumn('started_at', 'text')
+          .addColumn('finished_at', 'text')
+          .addColumn('result', json, (c) => c.notNull())
+          .addPrimaryKeyConstraint('case_results_pk', ['experiment_id', 'test_id', 'repeat'])
+          .execute();
+        await db.schema.createIndex('case_results_seq').on('case_results').columns(['experiment_id', 'seq']).execute();
+        await db.schema
+          .createIndex('case_results_status')
+          .on('case_results')
+          .columns(['experiment_id', 'status'])
+          .execute();
+        // Flakiness and history look a case up across runs.
+        await db.schema
+          .createIndex('case_results_test')
+          .on('case_results')
+          .columns(['test_id', 'experiment_id'])
+          .execute();
+
+        await db.schema
+          .createTable('case_evaluations')
+          .addColumn('experiment_id', 'text', (c) => c.notNull())
+          .addColumn('test_id', 'text', (c) => c.notNull())
+          .addColumn('repeat', 'integer', (c) => c.notNull())
+          .addColumn('idx', 'integer', (c) => c.notNull())
+          .addColumn('evaluator', 'text', (c) => c.notNull())
+          .addColumn('score', real, (c) => c.notNull())
+          .addColumn('passed', 'integer', (c) => c.notNull())
+          .addColumn('error', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('case_evaluations_pk', ['experiment_id', 'test_id', 'repeat', 'idx'])
+          .execute();
+        await db.schema
+          .createIndex('case_evaluations_evaluator')
+          .on('case_evaluations')
+          .columns(['experiment_id', 'evaluator', 'passed'])
+          .execute();
+
+        await db.schema
+          .createTable('case_tags')
+          .addColumn('experiment_id', 'text', (c) => c.notNull())
+          .addColumn('test_id', 'text', (c) => c.notNull())
+          .addColumn('repeat', 'integer', (c) => c.notNull())
+          .addColumn('tag', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('case_tags_pk', ['experiment_id', 'test_id', 'repeat', 'tag'])
+          .execute();
+        await db.schema.createIndex('case_tags_tag').on('case_tags').columns(['experiment_id', 'tag']).execute();
+
+        await db.schema
+          .createTable('metric_values')
+          .addColumn('experiment_id', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('value', real, (c) => c.notNull())
+          .addColumn('formatted_value', 'text', (c) => c.notNull())
+          .addColumn('direction', 'text', (c) => c.notNull())
+          .addColumn('lower', real)
+          .addColumn('upper', real)
+          .addColumn('level', real)
+          .addColumn('sample_size', 'integer')
+          .addColumn('error', 'text')
+          .addPrimaryKeyConstraint('metric_values_pk', ['experiment_id', 'name'])
+          .execute();
+        await db.schema
+          .createIndex('metric_values_name')
+          .on('metric_values')
+          .columns(['name', 'experiment_id'])
+          .execute();
+      },
+      async down(db: Kysely<unknown>) {
+        for (const t of ['metric_values', 'case_tags', 'case_evaluations', 'case_results', 'experiments']) {
+          await db.schema.dropTable(t).ifExists().execute();
+        }
+      },
+    },
+  };
+}
+
+/** Bring the index schema up to date. Safe to call on every open (the Migrator takes a lock). */
+export async function migrateStore(db: Kysely<unknown>, dialect: StoreDialect): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => storeMigrations(dialect) };
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: `${MIGRATION_TABLE}_lock`,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`run index migration ${failed ?? ''} failed: ${reason}`.replace('  ', ' '));
+  }
+}

@@ -1,0 +1,151 @@
+import type { Kysely } from 'kysely';
+import type { TestCaseResult } from '../core/result.js';
+import { openKysely, resolveStoreTarget, type StoreTarget, type StoreTargetOptions } from './connect.js';
+import {
+  type IndexOutcome,
+  type IndexRunOptions,
+  indexRun,
+  type RebuildOptions,
+  rebuildIndex,
+  removeFromIndex,
+  type StoreContext,
+  type SyncOutcome,
+  syncIndex,
+} from './indexer.js';
+import { type JsonCodec, jsonCodec } from './json.js';
+import { migrateStore } from './migrations.js';
+import {
+  type CaseDeltaReport,
+  caseDeltas,
+  flakyCases,
+  getCase,
+  getRun,
+  type HistoryOptions,
+  type ListRunsOptions,
+  listCases,
+  listRuns,
+  listSuites,
+  metricHistory,
+  resolveRunId,
+} from './queries.js';
+import type { StoreDatabase } from './schema.js';
+import type {
+  CaseFilter,
+  CaseSummary,
+  FlakyOptions,
+  FlakyReport,
+  HistoryPoint,
+  Page,
+  RunDetail,
+  RunSummary,
+  SuiteSummary,
+} from './types.js';
+
+/**
+ * The run index: experiments, per-case results and metric values, in SQLite (default,
+ * `runs/index.sqlite`) or PostgreSQL (`--store postgres://...` or HARNESS_STORE_URL), through one Kysely
+ * code path. The run folders stay the source of truth; the index can always be rebuilt from them.
+ *
+ * @example
+ * const store = await openStore({ runsDir: 'runs' });
+ * await store.indexRun('runs/20260101-120000-support');
+ * console.log((await store.listRuns()).items.map((r) => r.id));
+ * await store.close();
+ */
+export class RunStore {
+  readonly #ctx: StoreContext;
+  private constructor(
+    readonly target: StoreTarget,
+    readonly db: Kysely<StoreDatabase>,
+    readonly codec: JsonCodec,
+  ) {
+    this.#ctx = { db, codec };
+  }
+
+  /** Open (and migrate) the store described by `options`. */
+  static async open(options: StoreTargetOptions = {}): Promise<RunStore> {
+    const target = resolveStoreTarget(options);
+    const db = await openKysely(target);
+    try {
+      await migrateStore(db as unknown as Kysely<unknown>, target.dialect);
+    } catch (err) {
+      await db.destroy().catch(() => {});
+      throw new StoreOpenError(target, err);
+    }
+    return new RunStore(target, db, jsonCodec(target.dialect));
+  }
+
+  indexRun(path: string, options?: IndexRunOptions): Promise<IndexOutcome> {
+    return indexRun(this.#ctx, path, options);
+  }
+  syncIndex(runsDir: string): Promise<SyncOutcome> {
+    return syncIndex(this.#ctx, runsDir);
+  }
+  rebuildIndex(runsDir: string, options?: RebuildOptions): Promise<SyncOutcome> {
+    return rebuildIndex(this.#ctx, runsDir, options);
+  }
+  async removeRun(ref: string): Promise<RunSummary> {
+    const run = await getRun(this.#ctx, ref);
+    await removeFromIndex(this.#ctx, run.id);
+    const { header: _h, evaluators: _e, tags: _t, ...summary } = run;
+    return summary;
+  }
+  resolveRunId(ref: string): Promise<string> {
+    return resolveRunId(this.#ctx, ref);
+  }
+  listRuns(options?: ListRunsOptions): Promise<Page<RunSummary>> {
+    return listRuns(this.#ctx, options);
+  }
+  getRun(ref: string): Promise<RunDetail> {
+    return getRun(this.#ctx, ref);
+  }
+  listCases(runId: string, filter?: CaseFilter): Promise<Page<CaseSummary>> {
+    return listCases(this.#ctx, runId, filter);
+  }
+  getCase(runId: string, testId: string, repeat: number): Promise<TestCaseResult | null> {
+    return getCase(this.#ctx, runId, testId, repeat);
+  }
+  listSuites(): Promise<SuiteSummary[]> {
+    return listSuites(this.#ctx);
+  }
+  metricHistory(suite: string, metric: string, options?: HistoryOptions): Promise<HistoryPoint[]> {
+    return metricHistory(this.#ctx, suite, metric, options);
+  }
+  flakyCases(suite: string, options?: FlakyOptions): Promise<FlakyReport> {
+    return flakyCases(this.#ctx, suite, options);
+  }
+  caseDeltas(baselineId: string, candidateId: string): Promise<CaseDeltaReport> {
+    return caseDeltas(this.#ctx, baselineId, candidateId);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}
+
+/** Thrown when the store cannot be opened or migrated; the message never includes a password. */
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+  constructor(
+    readonly target: StoreTarget,
+    cause: unknown,
+  ) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`cannot open the run index at ${target.display}: ${scrub(reason, target)}`);
+  }
+}
+
+function scrub(message: string, target: StoreTarget): string {
+  if (target.dialect !== 'postgres') return message;
+  try {
+    const password = new URL(target.location).password;
+    return password ? message.split(decodeURIComponent(password)).join('***').split(password).join('***') : message;
+  } catch {
+    return message;
+  }
+}
+
+/** Open the run index (see RunStore). */
+export function openStore(options: StoreTargetOptions = {}): Promise<RunStore> {
+  return RunStore.open(options);
+}
