@@ -1,0 +1,38 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { redactUrl, resolveStoreTarget } from '../../../src/store/connect.js';
+import { jsonCodec } from '../../../src/store/json.js';
+
+describe('resolveStoreTarget', () => {
+  it('defaults to runs/index.sqlite, then HARNESS_STORE_URL, then --store', () => {
+    expect(resolveStoreTarget({ env: {} })).toMatchObject({
+      dialect: 'sqlite',
+      location: resolve('runs/index.sqlite'),
+    });
+    expect(resolveStoreTarget({ env: {}, runsDir: '/tmp/r' }).location).toBe('/tmp/r/index.sqlite');
+    const env = { HARNESS_STORE_URL: 'postgres://u:s3cret@db:5432/h' };
+    expect(resolveStoreTarget({ env })).toMatchObject({ dialect: 'postgres', display: 'postgres://u:***@db:5432/h' });
+    expect(resolveStoreTarget({ env, store: 'sqlite:/tmp/x.sqlite' })).toMatchObject({
+      dialect: 'sqlite',
+      location: '/tmp/x.sqlite',
+    });
+    expect(resolveStoreTarget({ env: {}, store: 'postgresql://h/db' }).dialect).toBe('postgres');
+    expect(resolveStoreTarget({ env: {}, store: ':memory:' }).location).toBe(':memory:');
+  });
+
+  it('never shows a password', () => {
+    expect(redactUrl('postgres://user:p%40ss@host/db')).toBe('postgres://user:***@host/db');
+    expect(redactUrl('postgres://host/db')).toBe('postgres://host/db');
+  });
+});
+
+describe('jsonCodec', () => {
+  it('keeps NUL in SQLite and replaces only real NUL escapes in PostgreSQL', () => {
+    const value = { a: 'x\u0000y', b: 'literal \\u0000 text' };
+    expect(jsonCodec('sqlite').decode(jsonCodec('sqlite').encode(value))).toEqual(value);
+    const pg = JSON.parse(jsonCodec('postgres').encode(value));
+    expect(pg).toEqual({ a: 'x\ufffdy', b: 'literal \\u0000 text' });
+    expect(jsonCodec('postgres').text('a\u0000b')).toBe('a\ufffdb');
+    expect(jsonCodec('postgres').decode({ already: 'parsed' })).toEqual({ already: 'parsed' });
+  });
+});
