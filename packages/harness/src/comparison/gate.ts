@@ -1,0 +1,165 @@
+import type { MetricDirection } from '../core/experiment.js';
+import { holmAdjust } from '../stats/paired.js';
+import type { GateMode, GateOutcome, MeasureVerdict, PairedMeasure, RegressionViolation } from './models.js';
+
+/**
+ * How much worse a measure may get before the gate cares. A number is absolute, in the measure's units
+ * (0.02 = two points of pass rate); a string ending in `%` is relative to the baseline value ("10%").
+ */
+export type ToleranceValue = number | `${number}%`;
+
+/**
+ * A single value applies to the rate-like measures (`pass_rate`, `mean_score`, `score:*`); a map sets
+ * tolerances per measure, with `*` as the default for rate-like measures.
+ */
+export type ToleranceSpec = ToleranceValue | Readonly<Record<string, ToleranceValue>>;
+
+export interface GateOptions {
+  /** Significance level for the Holm-corrected tests; default 0.05. */
+  alpha?: number;
+  /** Gate on point estimates only (no significance needed), like the seed's RegressionDetector. */
+  strict?: boolean;
+  tolerance?: ToleranceSpec;
+  /** Measures that can fail the gate: names, `score:*` for every evaluator, or `all`. Default pass_rate, mean_score. */
+  gate?: readonly string[];
+}
+
+export const DEFAULT_GATED_MEASURES: readonly string[] = ['pass_rate', 'mean_score'];
+export const DEFAULT_ALPHA = 0.05;
+/** Differences smaller than this are "unchanged" (as in the seed's comparator). */
+export const EPSILON = 1e-6;
+
+/** Parse a CLI tolerance: `0.02`, `5%`, or `pass_rate=0.02,mean_latency=10%` (`*=` sets the default). */
+export function parseTolerance(text: string): ToleranceSpec {
+  const trimmed = text.trim();
+  if (!trimmed.includes('=')) return parseToleranceValue(trimmed, 'tolerance');
+  const map: Record<string, ToleranceValue> = {};
+  for (const part of trimmed.split(',')) {
+    const eq = part.indexOf('=');
+    const name = part.slice(0, eq).trim();
+    if (eq < 0 || name === '') throw new Error(`tolerance: expected name=value in '${part}'`);
+    map[name] = parseToleranceValue(part.slice(eq + 1).trim(), `tolerance for ${name}`);
+  }
+  return map;
+}
+
+function parseToleranceValue(text: string, what: string): ToleranceValue {
+  const pct = text.endsWith('%');
+  const n = Number(pct ? text.slice(0, -1) : text);
+  if (text === '' || text === '%' || !Number.isFinite(n) || n < 0) {
+    throw new Error(`${what}: expected a non-negative number or percentage, got '${text}'`);
+  }
+  return pct ? (`${n}%` as `${number}%`) : n;
+}
+
+function isRateLike(name: string): boolean {
+  return name === 'pass_rate' || name === 'mean_score' || name.startsWith('score:');
+}
+
+/** The absolute tolerance for a measure, given its baseline value. */
+export function toleranceFor(spec: ToleranceSpec | undefined, name: string, baseline: number): number {
+  let value: ToleranceValue | undefined;
+  if (spec === undefined) value = undefined;
+  else if (typeof spec === 'number' || typeof spec === 'string') value = isRateLike(name) ? spec : undefined;
+  else
+    value =
+      spec[name] ??
+      (name.startsWith('score:') ? spec['score:*'] : undefined) ??
+      (isRateLike(name) ? spec['*'] : undefined);
+  if (value === undefined) return 0;
+  if (typeof value === 'number') return value;
+  return (Math.abs(baseline) * Number(value.slice(0, -1))) / 100;
+}
+
+/** True when `name` is selected by the gate list. */
+export function isGated(name: string, gate: readonly string[]): boolean {
+  return gate.some((g) => g === 'all' || g === name || (g === 'score:*' && name.startsWith('score:')));
+}
+
+/** How much worse the candidate is (positive = worse), given the direction. Neutral measures never get worse. */
+export function worseBy(delta: number, direction: MetricDirection): number {
+  if (direction === 'higher_is_better') return -delta;
+  if (direction === 'lower_is_better') return delta;
+  return 0;
+}
+
+/**
+ * Decide every measure's verdict and the gate. A gated measure fails only when it is worse by more than its
+ * tolerance AND (unless strict) its Holm-adjusted p-value is below alpha. Holm runs over the gated measures
+ * only, so reporting more measures never weakens the gate. Returns new measure objects.
+ */
+export function applyGate(
+  measures: readonly PairedMeasure[],
+  options: GateOptions = {},
+): { measures: PairedMeasure[]; gate: GateOutcome } {
+  const alpha = options.alpha ?? DEFAULT_ALPHA;
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
+  const mode: GateMode = options.strict ? 'strict' : 'significance';
+  const gateList = options.gate && options.gate.length > 0 ? options.gate : DEFAULT_GATED_MEASURES;
+  const gatedFlags = measures.map((m) => isGated(m.name, gateList) && m.direction !== 'neutral');
+  const adjusted = holmAdjust(measures.map((m, i) => (gatedFlags[i] ? m.p_value : null)));
+  const violations: RegressionViolation[] = [];
+  const out = measures.map((m, i) => {
+    const gated = gatedFlags[i];
+    const pAdj = gated ? adjusted[i] : m.p_value;
+    const tolerance = toleranceFor(options.tolerance, m.name, m.baseline_value);
+    const worse = worseBy(m.delta, m.direction);
+    const significant = pAdj !== null && pAdj < alpha;
+    let verdict: MeasureVerdict;
+    if (m.n === 0) verdict = 'no_data';
+    else if (worse > tolerance + EPSILON) {
+      verdict = options.strict || significant ? 'regression' : 'worse_not_significant';
+    } else if (worse > EPSILON) verdict = 'within_tolerance';
+    else if (worse < -EPSILON) verdict = options.strict || significant ? 'improvement' : 'better_not_significant';
+    else verdict = 'unchanged';
+    const measure: PairedMeasure = { ...m, p_adjusted: pAdj, worse_by: worse, tolerance, gated, verdict };
+    if (gated && verdict === 'regression') violations.push(violationFor(measure, alpha, mode));
+    return measure;
+  });
+  return {
+    measures: out,
+    gate: {
+      mode,
+      alpha,
+      passed: violations.length === 0,
+      gated: out.filter((m) => m.gated).map((m) => m.name),
+      violations,
+    },
+  };
+}
+
+function violationFor(m: PairedMeasure, alpha: number, mode: GateMode): RegressionViolation {
+  const f = (x: number) => formatNumber(x);
+  const ci = `${Math.round(m.interval.level * 100)}% CI [${f(m.interval.lower)}, ${f(m.interval.upper)}]`;
+  const why =
+    mode === 'strict'
+      ? 'strict mode gates on the point estimate'
+      : `significant: Holm-adjusted p = ${formatP(m.p_adjusted)} < alpha ${alpha}`;
+  return {
+    metric_name: m.name,
+    condition: 'max_worsening',
+    threshold_value: m.tolerance,
+    actual_value: m.worse_by,
+    p_value: m.p_adjusted,
+    message:
+      `${m.name} went from ${f(m.baseline_value)} to ${f(m.candidate_value)} (delta ${f(m.delta)}, ${ci}) ` +
+      `on ${m.n} paired ${m.n === 1 ? 'unit' : 'units'}: worse by ${f(m.worse_by)}, more than the tolerance ` +
+      `${f(m.tolerance)}; ${why}`,
+  };
+}
+
+/** Four significant digits, no exponent for everyday magnitudes. */
+export function formatNumber(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return '0';
+  const abs = Math.abs(x);
+  if (abs >= 1e6 || abs < 1e-4) return x.toExponential(2);
+  return Number(x.toPrecision(4)).toString();
+}
+
+/** p-values as people read them: `<0.0001` below that, otherwise 2 significant digits. */
+export function formatP(p: number | null): string {
+  if (p === null) return '—';
+  if (p < 1e-4) return '<0.0001';
+  return Number(p.toPrecision(2)).toString();
+}
