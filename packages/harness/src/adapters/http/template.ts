@@ -1,0 +1,205 @@
+import { type CompiledJsonPath, compileJsonPath, JsonPathError } from './json-path.js';
+
+/**
+ * `{{ ... }}` templates for adapter requests (URL, headers, query, body, command arguments).
+ *
+ * An expression is a path from one of the roots `input`, `vars`, `env`, `test`, `repeat`, `attempt`
+ * (`{{input}}`, `{{input.question}}`, `{{vars.items[0]}}`, `{{env.API_KEY}}`, `{{test.id}}`), optionally followed by
+ * filters: `| json` (JSON text) and `| urlencode`. A value that is exactly one expression keeps its type when
+ * rendered into a JSON body (`"{{input}}"` with an object input becomes the object); inside text, objects render
+ * as JSON. A path that does not resolve is an error, never silently an empty string.
+ *
+ * @example
+ *   const t = compileTemplate({ question: '{{input}}', user: '{{vars.user}}' }, 'body');
+ *   t.render({ input: 'hi', vars: { user: 'ann' } }); // { question: 'hi', user: 'ann' }
+ */
+
+export const TEMPLATE_ROOTS = ['input', 'vars', 'env', 'test', 'repeat', 'attempt'] as const;
+export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];
+export type TemplateScope = Partial<Record<TemplateRoot, unknown>>;
+
+const FILTERS = ['json', 'urlencode'] as const;
+type Filter = (typeof FILTERS)[number];
+
+/** A template mistake; `where` is the field path of the option that holds it (e.g. `headers.x-user`). */
+export class TemplateError extends Error {
+  override name = 'TemplateError';
+}
+
+interface Expression {
+  text: string;
+  root: TemplateRoot;
+  path: CompiledJsonPath | null;
+  /** First key under the root (`API_KEY` in `env.API_KEY`). */
+  firstKey: string | null;
+  filters: Filter[];
+}
+
+type Part = string | Expression;
+
+const EXPR = /\{\{(.*?)\}\}/gs;
+
+function parseExpression(raw: string, where: string): Expression {
+  const [head, ...filterTexts] = raw.split('|').map((s) => s.trim());
+  const match = /^([A-Za-z_]+)(.*)$/s.exec(head);
+  if (!match) throw new TemplateError(`${where}: empty template expression '{{${raw}}}'`);
+  const root = match[1] as TemplateRoot;
+  if (!TEMPLATE_ROOTS.includes(root)) {
+    throw new TemplateError(
+      `${where}: unknown template variable '${match[1]}' in '{{${raw}}}' (expected one of ${TEMPLATE_ROOTS.join(', ')})`,
+    );
+  }
+  let path: CompiledJsonPath | null = null;
+  const rest = match[2].trim();
+  if (rest !== '') {
+    try {
+      path = compileJsonPath(`$${rest}`);
+    } catch (err) {
+      const msg = err instanceof JsonPathError ? err.message : String(err);
+      throw new TemplateError(`${where}: bad path in '{{${raw}}}': ${msg}`);
+    }
+  }
+  const filters = filterTexts.map((f) => {
+    if (!FILTERS.includes(f as Filter)) {
+      throw new TemplateError(`${where}: unknown filter '${f}' in '{{${raw}}}' (expected ${FILTERS.join(' or ')})`);
+    }
+    return f as Filter;
+  });
+  const first = /^\.([A-Za-z0-9_$-]+)|^\[\s*['"](.*?)['"]\s*\]/.exec(rest);
+  return { text: raw.trim(), root, path, firstKey: first ? (first[1] ?? first[2]) : null, filters };
+}
+
+function parseString(text: string, where: string): Part[] {
+  const parts: Part[] = [];
+  let last = 0;
+  for (const m of text.matchAll(EXPR)) {
+    const at = m.index ?? 0;
+    if (at > last) parts.push(text.slice(last, at));
+    parts.push(parseExpression(m[1], where));
+    last = at + m[0].length;
+  }
+  if (last < text.length) parts.push(text.slice(last));
+  return parts;
+}
+
+function resolve(expr: Expression, scope: TemplateScope, where: string): unknown {
+  if (!(expr.root in scope)) throw new TemplateError(`${where}: '{{${expr.text}}}' has no value here`);
+  let value: unknown = scope[expr.root];
+  if (expr.path) {
+    const found = expr.path.all(value);
+    if (found.length === 0) throw new TemplateError(`${where}: '{{${expr.text}}}' did not resolve to a value`);
+    value = expr.path.multi ? found : found[0];
+  } else if (value === undefined) {
+    throw new TemplateError(`${where}: '{{${expr.text}}}' did not resolve to a value`);
+  }
+  for (const f of expr.filters) {
+    if (f === 'json') value = JSON.stringify(value);
+    else value = encodeURIComponent(asText(value));
+  }
+  return value;
+}
+
+function asText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+type Node =
+  | { kind: 'literal'; value: unknown }
+  | { kind: 'string'; parts: Part[]; where: string }
+  | { kind: 'array'; items: Node[] }
+  | { kind: 'object'; entries: [Node, Node][] };
+
+function compileNode(value: unknown, where: string): Node {
+  if (typeof value === 'string') {
+    const parts = parseString(value, where);
+    if (parts.every((p) => typeof p === 'string')) return { kind: 'literal', value };
+    return { kind: 'string', parts, where };
+  }
+  if (Array.isArray(value)) return { kind: 'array', items: value.map((v, i) => compileNode(v, `${where}[${i}]`)) };
+  if (value !== null && typeof value === 'object') {
+    return {
+      kind: 'object',
+      entries: Object.entries(value).map(([k, v]) => [
+        compileNode(k, `${where}.${k}`),
+        compileNode(v, `${where}.${k}`),
+      ]),
+    };
+  }
+  return { kind: 'literal', value };
+}
+
+function renderNode(node: Node, scope: TemplateScope, keepTypes: boolean): unknown {
+  switch (node.kind) {
+    case 'literal':
+      return node.value;
+    case 'string': {
+      if (keepTypes && node.parts.length === 1 && typeof node.parts[0] !== 'string') {
+        return resolve(node.parts[0], scope, node.where);
+      }
+      let out = '';
+      for (const p of node.parts) out += typeof p === 'string' ? p : asText(resolve(p, scope, node.where));
+      return out;
+    }
+    case 'array':
+      return node.items.map((n) => renderNode(n, scope, keepTypes));
+    case 'object': {
+      const obj: Record<string, unknown> = {};
+      for (const [k, v] of node.entries) obj[asText(renderNode(k, scope, false))] = renderNode(v, scope, keepTypes);
+      return obj;
+    }
+  }
+}
+
+export interface CompiledTemplate<T = unknown> {
+  /** Names used under `env.` (so their values can be treated as secrets). */
+  readonly envNames: readonly string[];
+  /** True when the template contains at least one expression. */
+  readonly dynamic: boolean;
+  /** Render with typed substitution (JSON bodies). Throws TemplateError on an unresolved variable. */
+  render(scope: TemplateScope): T;
+  /** Render with every substitution as text (URLs, headers, query, arguments). */
+  renderText(scope: TemplateScope): T;
+}
+
+function collectEnv(node: Node, out: Set<string>): void {
+  if (node.kind === 'string') {
+    for (const p of node.parts) {
+      if (typeof p !== 'string' && p.root === 'env' && p.firstKey) out.add(p.firstKey);
+    }
+  } else if (node.kind === 'array') {
+    for (const n of node.items) collectEnv(n, out);
+  } else if (node.kind === 'object') {
+    for (const [k, v] of node.entries) {
+      collectEnv(k, out);
+      collectEnv(v, out);
+    }
+  }
+}
+
+function isDynamic(node: Node): boolean {
+  if (node.kind === 'string') return true;
+  if (node.kind === 'array') return node.items.some(isDynamic);
+  if (node.kind === 'object') return node.entries.some(([k, v]) => isDynamic(k) || isDynamic(v));
+  return false;
+}
+
+/** Parse a template (string, array or object tree) once; `where` names the option in error messages. */
+export function compileTemplate<T = unknown>(value: T, where: string): CompiledTemplate<T> {
+  const node = compileNode(value, where);
+  const env = new Set<string>();
+  collectEnv(node, env);
+  return {
+    envNames: [...env],
+    dynamic: isDynamic(node),
+    render: (scope) => renderNode(node, scope, true) as T,
+    renderText: (scope) => renderNode(node, scope, false) as T,
+  };
+}
+
+/** Environment variable names that look like they hold secrets. */
+export function looksSecret(name: string): boolean {
+  return /TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASS\b|CREDENTIAL|AUTH|COOKIE|SESSION/i.test(name);
+}
