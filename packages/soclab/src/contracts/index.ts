@@ -5,3 +5,4 @@ export * from './enums.js';
 export * from './events.js';
 export * from './models.js';
 export * from './scenarios.js';
+export * from './tools.js';

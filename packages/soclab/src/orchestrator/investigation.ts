@@ -1,0 +1,340 @@
+import {
+  MalformedResponseError,
+  type Message,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  ProviderError,
+} from '@aeh/models';
+import type { z } from 'zod';
+import { contentHash, sortedJson } from '../contracts/canonical.js';
+import { formatZodIssues, newUuid, parseContract } from '../contracts/common.js';
+import {
+  COLLECTION_STAGES,
+  type CollectionStage,
+  type Stage,
+  WORKING_STAGES,
+  type WorkingStage,
+} from '../contracts/enums.js';
+import {
+  ActionProposal,
+  CanonicalModelEvent,
+  type Claim,
+  type EvidenceRef,
+  EvidenceRef as EvidenceRefSchema,
+  type Finding,
+  InvestigationResult,
+  type ProposalResult,
+} from '../contracts/models.js';
+import type { ProposalPort } from './port.js';
+import { READ_ONLY_TOOL_SPECS, responseSchema, STAGE_GOALS, SYSTEM_PROMPT, stageInstruction } from './prompts.js';
+import { FindingPlan, ToolPlan } from './replies.js';
+
+export interface InvestigationOptions {
+  incidentId: string;
+  /** The alert as presented to the model (untrusted). */
+  alert: Readonly<Record<string, unknown>>;
+  provider: ModelProvider;
+  /** The only tool interface: every tool the model wants crosses `port.propose`. */
+  port: ProposalPort;
+  agentId?: string;
+  delegatedUserId?: string;
+  runId?: string;
+  /** Default `trace-` + the first 12 hex characters of the run id. */
+  traceId?: string;
+  /** Maximum model turns (default 12). */
+  maxSteps?: number;
+  signal?: AbortSignal;
+  /** Called after each model turn is recorded. */
+  onTurn?: (event: CanonicalModelEvent) => void;
+  /** Called after each proposal has crossed the port. */
+  onProposal?: (proposal: ActionProposal, result: ProposalResult) => void;
+}
+
+export const DEFAULT_AGENT_ID = 'soc-investigator';
+export const DEFAULT_DELEGATED_USER_ID = 'analyst-1';
+export const DEFAULT_MAX_STEPS = 12;
+
+const READ_ONLY_NAMES = new Set(READ_ONLY_TOOL_SPECS.map((t) => t.name));
+
+class StepLimitReached extends Error {
+  override name = 'StepLimitReached';
+}
+
+/** `trace-` + first 12 hex characters of the run id (dashes removed). */
+export const traceIdFor = (runId: string): string => `trace-${runId.replace(/-/g, '').slice(0, 12)}`;
+
+/**
+ * Run the seven-stage bounded investigation. Never throws for model misbehaviour: malformed replies, provider
+ * errors and invalid proposals end the run as `failed` with a reason; the step bound ends it as `incomplete`.
+ * The orchestrator holds no simulator and no executor; it only talks to `port`.
+ */
+export async function runInvestigation(options: InvestigationOptions): Promise<InvestigationResult> {
+  return new Investigation(options).run();
+}
+
+class Investigation {
+  private readonly runId: string;
+  private readonly traceId: string;
+  private readonly agentId: string;
+  private readonly delegatedUserId: string;
+  private readonly maxSteps: number;
+  private readonly messages: Message[] = [];
+  private readonly evidence = new Map<string, EvidenceRef>();
+  private readonly events: CanonicalModelEvent[] = [];
+  private readonly proposals: { proposal: ActionProposal; result: ProposalResult }[] = [];
+  private readonly stages: Stage[] = [];
+  private finding: Finding | null = null;
+  private recommended: ActionProposal | null = null;
+  private actionResult: ProposalResult | null = null;
+
+  constructor(private readonly o: InvestigationOptions) {
+    this.runId = o.runId ?? newUuid();
+    this.traceId = o.traceId ?? traceIdFor(this.runId);
+    this.agentId = o.agentId ?? DEFAULT_AGENT_ID;
+    this.delegatedUserId = o.delegatedUserId ?? DEFAULT_DELEGATED_USER_ID;
+    this.maxSteps = o.maxSteps ?? DEFAULT_MAX_STEPS;
+  }
+
+  async run(): Promise<InvestigationResult> {
+    let status: InvestigationResult['status'] = 'complete';
+    let failure: string | null = null;
+    try {
+      this.start();
+      for (const stage of WORKING_STAGES) {
+        if ((COLLECTION_STAGES as readonly string[]).includes(stage)) await this.collect(stage as CollectionStage);
+        else if (stage === 'form_finding') await this.formFinding();
+        else await this.proposeAction();
+        this.stages.push(stage);
+      }
+      this.stages.push('complete');
+    } catch (error) {
+      const e = error as Error;
+      status = e instanceof StepLimitReached ? 'incomplete' : 'failed';
+      failure = e instanceof StepLimitReached ? e.message : `${e.name}: ${e.message}`;
+    }
+    return InvestigationResult.parse({
+      run_id: this.runId,
+      trace_id: this.traceId,
+      incident_id: this.o.incidentId,
+      status,
+      stages_completed: this.stages,
+      evidence: [...this.evidence.values()],
+      finding: this.finding,
+      recommended_action: this.recommended,
+      action_result: this.actionResult,
+      proposals: this.proposals,
+      executions: this.proposals.map((p) => p.result).filter((r) => r.receipt !== null),
+      tool_outputs: this.proposals.map((p) => p.result).filter((r) => r.output !== null),
+      events: this.events,
+      failure_reason: failure,
+    });
+  }
+
+  private start(): void {
+    const alert = this.o.alert;
+    const title = typeof alert.title === 'string' && alert.title.trim() ? alert.title : 'alert';
+    this.register('alert', 'alert', alert, title.slice(0, 500));
+    this.messages.push({ role: 'user', content: sortedJson({ alert }), trust: 'untrusted', tool_name: null });
+  }
+
+  private register(id: string, sourceTool: string, content: unknown, summary: string): EvidenceRef {
+    const ref = EvidenceRefSchema.parse({
+      evidence_id: id,
+      source_tool: sourceTool,
+      incident_id: this.o.incidentId,
+      trust: 'untrusted',
+      content_hash: contentHash(content),
+      summary: summary.trim() === '' ? sourceTool : summary.slice(0, 500),
+    });
+    this.evidence.set(id, ref);
+    return ref;
+  }
+
+  /** One model turn: build the request, call the provider, record the turn, return the structured payload. */
+  private async ask(stage: WorkingStage): Promise<Record<string, unknown>> {
+    if (this.events.length >= this.maxSteps) {
+      throw new StepLimitReached(`maximum steps (${this.maxSteps}) exhausted before ${stage}`);
+    }
+    const request: ModelRequest = {
+      stage,
+      system_prompt: SYSTEM_PROMPT,
+      messages: [
+        ...this.messages,
+        { role: 'user', content: stageInstruction(stage), trust: 'trusted', tool_name: null },
+      ],
+      tools: (COLLECTION_STAGES as readonly string[]).includes(stage) ? [...READ_ONLY_TOOL_SPECS] : [],
+      response_schema: responseSchema(stage),
+      max_output_tokens: 1024,
+      temperature: 0,
+      run_id: this.runId,
+      trace_id: this.traceId,
+      incident_id: this.o.incidentId,
+    };
+    let response: ModelResponse;
+    try {
+      response = await this.o.provider.generateStructured(request, this.o.signal);
+    } catch (error) {
+      const e = error as Error;
+      this.recordTurn(stage, null, `${e.name}: ${e.message}`);
+      throw e instanceof ProviderError ? e : new ProviderError(e.message);
+    }
+    this.recordTurn(stage, response, response.finish_reason === 'error' ? 'provider reported an error' : null);
+
+    let payload = response.structured;
+    if (response.tool_call) {
+      const call = response.tool_call;
+      const inner = call.arguments as Record<string, unknown>;
+      const unwrapped =
+        typeof inner.tool === 'string' && inner.arguments !== null && typeof inner.arguments === 'object'
+          ? { tool: inner.tool, arguments: inner.arguments }
+          : { tool: call.name, arguments: inner };
+      if (payload && typeof payload.tool === 'string' && payload.tool !== unwrapped.tool) {
+        throw new MalformedResponseError(`more than one tool call at ${stage}: ${payload.tool} and ${unwrapped.tool}`);
+      }
+      if (!payload) {
+        payload = { ...unwrapped, rationale: response.output_text.trim() || 'native tool call', evidence_ids: [] };
+      }
+    }
+    if (response.finish_reason === 'error' || !payload) {
+      throw new MalformedResponseError(
+        `provider returned no structured output at ${stage}: ${response.output_text.slice(0, 120)}`,
+      );
+    }
+    return payload;
+  }
+
+  private recordTurn(stage: WorkingStage, response: ModelResponse | null, error: string | null): void {
+    const tool = response?.tool_call ?? null;
+    const event = CanonicalModelEvent.parse({
+      trace_id: this.traceId,
+      run_id: this.runId,
+      incident_id: this.o.incidentId,
+      agent_id: this.agentId,
+      delegated_user_id: this.delegatedUserId,
+      stage,
+      provider: response?.provider ?? this.o.provider.providerId,
+      model: response?.model ?? this.o.provider.model,
+      finish_reason: response?.finish_reason ?? 'error',
+      output_text: response?.output_text ?? '',
+      proposed_tool: tool?.name ?? null,
+      validated_arguments: tool?.arguments ?? null,
+      usage: response?.usage ?? { input_tokens: 0, output_tokens: 0, estimated: true },
+      estimated_cost_usd: response?.estimated_cost_usd ?? null,
+      cost_is_estimated: response?.cost_is_estimated ?? true,
+      latency_ms: response?.latency_ms ?? 0,
+      error,
+    });
+    this.events.push(event);
+    this.o.port.recordCost?.(event.estimated_cost_usd ?? 0);
+    this.o.onTurn?.(event);
+  }
+
+  private validate<S extends z.ZodType>(stage: WorkingStage, schema: S, payload: unknown): z.output<S> {
+    const r = schema.safeParse(payload);
+    if (!r.success) throw new MalformedResponseError(`invalid reply at ${stage}: ${formatZodIssues(r.error)}`);
+    return r.data;
+  }
+
+  private async propose(
+    tool: string,
+    args: Record<string, unknown>,
+    refs: EvidenceRef[],
+    rationale: string,
+  ): Promise<{ proposal: ActionProposal; result: ProposalResult }> {
+    const proposal = parseContract('ActionProposal', ActionProposal, {
+      agent_id: this.agentId,
+      delegated_user_id: this.delegatedUserId,
+      incident_id: this.o.incidentId,
+      tool_name: tool,
+      arguments: args,
+      evidence_refs: refs,
+      rationale: rationale.slice(0, 2000),
+      provider: this.o.provider.providerId,
+      model: this.o.provider.model,
+      trace_id: this.traceId,
+    });
+    const result = await this.o.port.propose(proposal);
+    this.proposals.push({ proposal, result });
+    this.o.onProposal?.(proposal, result);
+    return { proposal, result };
+  }
+
+  private async collect(stage: CollectionStage): Promise<void> {
+    const plan = this.validate(stage, ToolPlan, await this.ask(stage));
+    if (!READ_ONLY_NAMES.has(plan.tool)) {
+      throw new MalformedResponseError(
+        `${plan.tool} requested at ${stage}: only read-only tools are permitted here (${STAGE_GOALS[stage]})`,
+      );
+    }
+    const { result } = await this.propose(
+      plan.tool,
+      plan.arguments,
+      [this.evidence.get('alert')!],
+      `collect evidence at ${stage}`,
+    );
+    if (result.status !== 'executed' || result.output === null) {
+      this.messages.push({
+        role: 'tool',
+        content: sortedJson({ error: result.error ?? result.status, reason_codes: result.reason_codes }),
+        trust: 'untrusted',
+        tool_name: plan.tool,
+      });
+      return;
+    }
+    const id = `${plan.tool}:${this.evidence.size}`;
+    this.register(id, plan.tool, result.output, sortedJson(result.output));
+    this.messages.push({
+      role: 'tool',
+      content: sortedJson({ evidence_id: id, result: result.output }),
+      trust: 'untrusted',
+      tool_name: plan.tool,
+    });
+  }
+
+  private async formFinding(): Promise<void> {
+    const plan = this.validate('form_finding', FindingPlan, await this.ask('form_finding'));
+    const claims: Claim[] = plan.claims.map((c) => ({
+      text: c.text,
+      evidence_ids: c.evidence_ids.map(String),
+      // A claim is supported only by evidence ids actually issued in this run; fabricated or missing citations
+      // are kept and flagged, never hidden.
+      supported: c.evidence_ids.length > 0 && c.evidence_ids.every((id) => this.evidence.has(id)),
+    }));
+    const cited = [...new Set(claims.flatMap((c) => c.evidence_ids))].filter((id) => this.evidence.has(id));
+    this.finding = {
+      summary: plan.summary,
+      claims,
+      techniques: plan.techniques,
+      confidence: plan.confidence,
+      evidence_refs: cited.length > 0 ? cited.map((id) => this.evidence.get(id)!) : [...this.evidence.values()],
+    };
+    this.messages.push({
+      role: 'assistant',
+      content: sortedJson({
+        summary: plan.summary,
+        claims: plan.claims,
+        techniques: plan.techniques,
+        confidence: plan.confidence,
+      }),
+      trust: 'untrusted',
+      tool_name: null,
+    });
+  }
+
+  private async proposeAction(): Promise<void> {
+    const plan = this.validate('propose_action', ToolPlan, await this.ask('propose_action'));
+    // The tool is deliberately not checked against a registry here: unknown tools reach the port and are
+    // rejected there (and recorded).
+    const cited = [...new Set(plan.evidence_ids)].filter((id) => this.evidence.has(id));
+    const refs = cited.length > 0 ? cited.map((id) => this.evidence.get(id)!) : [this.evidence.get('alert')!];
+    const { proposal, result } = await this.propose(
+      plan.tool,
+      plan.arguments,
+      refs,
+      plan.rationale?.trim() ? plan.rationale : 'no rationale given',
+    );
+    this.recommended = proposal;
+    this.actionResult = result;
+  }
+}
