@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const TS_FILE = /\.(ts|mts|cts|tsx)$/i;
+
+let tsxRegistered = false;
+
+/**
+ * Import a TypeScript file. Where the host already understands TS (tsx, vitest) a plain import is used;
+ * otherwise tsx's loader is registered once for the process. A global registration (rather than an
+ * isolated `tsImport` namespace) matters: a plugin that imports the harness must get the same module
+ * instances, and so the same registries, as the CLI that loads it.
+ */
+async function importTypeScript(url: string): Promise<Record<string, unknown>> {
+  if (!tsxRegistered) {
+    try {
+      return (await import(url)) as Record<string, unknown>;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
+    }
+    const { register } = await import('tsx/esm/api');
+    register();
+    tsxRegistered = true;
+  }
+  return (await import(url)) as Record<string, unknown>;
+}
+
+/** True when a specifier names a file (relative or absolute path) rather than a package. */
+export function isPathSpecifier(spec: string): boolean {
+  return spec.startsWith('.') || isAbsolute(spec) || spec.startsWith('file:');
+}
+
+/**
+ * Import a local module (JS, or TypeScript through tsx) or an npm package, resolving paths and package
+ * names from `baseDir` (the suite's folder) so a suite's own `node_modules` is found first.
+ */
+export async function importModule(spec: string, baseDir: string): Promise<Record<string, unknown>> {
+  if (isPathSpecifier(spec)) {
+    const file = spec.startsWith('file:') ? new URL(spec).pathname : resolve(baseDir, spec);
+    if (!existsSync(file)) throw new Error(`module not found: ${file}`);
+    const url = pathToFileURL(file).href;
+    if (TS_FILE.test(file)) return importTypeScript(url);
+    return (await import(url)) as Record<string, unknown>;
+  }
+  let resolved: string | undefined;
+  try {
+    resolved = createRequire(join(baseDir, 'noop.js')).resolve(spec);
+  } catch {
+    // ESM-only packages without a "require" export condition: fall back to Node's own resolution.
+  }
+  if (resolved) return (await import(pathToFileURL(resolved).href)) as Record<string, unknown>;
+  return (await import(spec)) as Record<string, unknown>;
+}

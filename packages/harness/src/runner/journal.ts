@@ -1,0 +1,219 @@
+import { closeSync, existsSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import type { ExperimentState, MetricResult, ThresholdOutcome } from '../core/experiment.js';
+import { resultKey, TestCaseResult } from '../core/result.js';
+import type { ExperimentHeader } from '../reporters/base.js';
+
+/** First line of a journal: the experiment without results, state "running". */
+export interface JournalHeaderEntry {
+  type: 'header';
+  experiment: ExperimentHeader;
+}
+/** One finished case x repeat. `index` is the case's position in the suite (orders results on read). */
+export interface JournalResultEntry {
+  type: 'result';
+  index?: number;
+  result: TestCaseResult;
+}
+/** Written when the run ends or is interrupted. */
+export interface JournalEndEntry {
+  type: 'end';
+  state: ExperimentState;
+  finished_at: string;
+  metrics: Record<string, MetricResult>;
+  thresholds: ThresholdOutcome | null;
+}
+/** Marks where a resumed run started appending. Readers ignore it. */
+export interface JournalResumeEntry {
+  type: 'resume';
+  at: string;
+}
+export type JournalEntry = JournalHeaderEntry | JournalResultEntry | JournalEndEntry | JournalResumeEntry;
+
+export const JOURNAL_FILE = 'journal.jsonl';
+
+/**
+ * Appends journal lines with a synchronous write per line, so a line is in the kernel's hands before the
+ * next case starts and a SIGKILL loses nothing already finished. `scrub` redacts secrets from each line.
+ */
+export class JournalWriter {
+  #fd: number | null;
+  readonly #scrub: (line: string) => string;
+
+  private constructor(fd: number, scrub?: (line: string) => string) {
+    this.#fd = fd;
+    this.#scrub = scrub ?? ((l) => l);
+  }
+
+  /** Create a new journal (fails if the file exists). */
+  static create(path: string, scrub?: (line: string) => string): JournalWriter {
+    return new JournalWriter(openSync(path, 'wx'), scrub);
+  }
+
+  /** Open an existing journal for appending; a truncated last line (killed writer) is terminated first. */
+  static append(path: string, scrub?: (line: string) => string): JournalWriter {
+    const fd = openSync(path, 'a+');
+    const size = fstatSync(fd).size;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) writeSync(fd, '\n');
+    }
+    return new JournalWriter(fd, scrub);
+  }
+
+  write(entry: JournalEntry): void {
+    if (this.#fd === null) throw new Error('journal is closed');
+    writeSync(this.#fd, `${this.#scrub(JSON.stringify(entry))}\n`);
+  }
+
+  header(experiment: ExperimentHeader): void {
+    this.write({ type: 'header', experiment });
+  }
+
+  result(result: TestCaseResult, index?: number): void {
+    this.write(index === undefined ? { type: 'result', result } : { type: 'result', index, result });
+  }
+
+  end(entry: Omit<JournalEndEntry, 'type'>): void {
+    this.write({ type: 'end', ...entry });
+  }
+
+  close(): void {
+    if (this.#fd !== null) closeSync(this.#fd);
+    this.#fd = null;
+  }
+}
+
+/** One line of a journal with its byte position, as read by `readJournalLines`. */
+export interface JournalLine {
+  offset: number;
+  length: number;
+  text: string;
+}
+
+/** Read a file line by line (in 1 MiB chunks) with byte offsets; never holds the whole file. */
+export function* readJournalLines(path: string, chunkSize = 1 << 20): Generator<JournalLine> {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(chunkSize);
+    let carry: Buffer = Buffer.alloc(0);
+    let carryOffset = 0;
+    let position = 0;
+    for (;;) {
+      const n = readSync(fd, buf, 0, chunkSize, position);
+      if (n === 0) break;
+      position += n;
+      const data = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+      let start = 0;
+      for (;;) {
+        const nl = data.indexOf(0x0a, start);
+        if (nl < 0) break;
+        if (nl > start) {
+          yield { offset: carryOffset + start, length: nl - start, text: data.toString('utf8', start, nl) };
+        }
+        start = nl + 1;
+      }
+      carry = Buffer.from(data.subarray(start));
+      carryOffset += start;
+    }
+    if (carry.length > 0) yield { offset: carryOffset, length: carry.length, text: carry.toString('utf8') };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Where one result lives in a journal (its last occurrence; a later duplicate replaces an earlier one). */
+export interface ResultLocation {
+  key: string;
+  test_id: string;
+  repeat: number;
+  /** Suite position of the case when the writer recorded it; first-seen order otherwise. */
+  index: number;
+  offset: number;
+  length: number;
+}
+
+/** What a pass over a journal finds, without keeping result bodies in memory. */
+export interface JournalIndex {
+  path: string;
+  header: ExperimentHeader | null;
+  end: JournalEndEntry | null;
+  /** Deduplicated results (last wins), in deterministic order: case index, then repeat. */
+  results: ResultLocation[];
+  /** Lines that did not parse (a truncated last line after a kill, or corruption). */
+  badLines: number;
+}
+
+/**
+ * Index a journal: header, last end entry, and the position of each result's last occurrence. Tolerates a
+ * truncated or corrupt line (counted in `badLines`). `onResult` sees every parsed result in file order.
+ */
+export function indexJournal(path: string, onResult?: (result: TestCaseResult, index: number) => void): JournalIndex {
+  let header: ExperimentHeader | null = null;
+  let end: JournalEndEntry | null = null;
+  let badLines = 0;
+  const byKey = new Map<string, ResultLocation>();
+  const firstSeen = new Map<string, number>();
+  for (const line of readJournalLines(path)) {
+    let entry: JournalEntry;
+    try {
+      entry = JSON.parse(line.text) as JournalEntry;
+    } catch {
+      badLines++;
+      continue;
+    }
+    if (!entry || typeof entry !== 'object') {
+      badLines++;
+      continue;
+    }
+    if (entry.type === 'header') {
+      if (header === null) header = entry.experiment;
+    } else if (entry.type === 'end') {
+      end = entry;
+    } else if (entry.type === 'result') {
+      const r = entry.result;
+      if (!r || typeof r.test_id !== 'string') {
+        badLines++;
+        continue;
+      }
+      const repeat = typeof r.repeat === 'number' ? r.repeat : 0;
+      const key = resultKey({ test_id: r.test_id, repeat });
+      if (!firstSeen.has(r.test_id)) firstSeen.set(r.test_id, firstSeen.size);
+      const index = typeof entry.index === 'number' ? entry.index : (firstSeen.get(r.test_id) as number);
+      byKey.set(key, { key, test_id: r.test_id, repeat, index, offset: line.offset, length: line.length });
+      onResult?.(r, index);
+    }
+  }
+  const results = [...byKey.values()].sort(compareLocations);
+  return { path, header, end, results, badLines };
+}
+
+function compareLocations(a: ResultLocation, b: ResultLocation): number {
+  if (a.index !== b.index) return a.index - b.index;
+  if (a.test_id !== b.test_id) return a.test_id < b.test_id ? -1 : 1;
+  return a.repeat - b.repeat;
+}
+
+/** Read the results an index points at, in its order, one line at a time. */
+export function* readIndexedResults(index: Pick<JournalIndex, 'path' | 'results'>): Generator<TestCaseResult> {
+  const fd = openSync(index.path, 'r');
+  try {
+    let buf = Buffer.alloc(64 * 1024);
+    for (const loc of index.results) {
+      if (loc.length > buf.length) buf = Buffer.alloc(loc.length * 2);
+      readSync(fd, buf, 0, loc.length, loc.offset);
+      const entry = JSON.parse(buf.toString('utf8', 0, loc.length)) as JournalResultEntry;
+      yield TestCaseResult.parse(entry.result);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The set of `test_id#repeat` keys already in a journal (for --resume). */
+export function completedKeys(path: string): Set<string> {
+  const keys = new Set<string>();
+  if (!existsSync(path)) return keys;
+  for (const loc of indexJournal(path).results) keys.add(loc.key);
+  return keys;
+}

@@ -1,0 +1,682 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type Agent, adapterRegistry, type RunContext } from '../adapters/base.js';
+import { canonicalJson } from '../benchmarks/hash.js';
+import { looksSecret, REDACTED, Redactor } from '../benchmarks/secrets.js';
+import { AgentOutput } from '../core/agent.js';
+import type {
+  AgentDescriptor,
+  ExperimentState,
+  MetricResult,
+  ThresholdOutcome,
+  ThresholdRule,
+} from '../core/experiment.js';
+import { type EvaluationResult, resultKey, type TestCaseResult, weightedScore } from '../core/result.js';
+import type { EvaluatorConfig, TestCase } from '../core/testcase.js';
+import { createEvaluator, type Evaluator, parseOptions } from '../evaluators/base.js';
+import { type Metric, metricRegistry } from '../metrics/base.js';
+import type { PluginContext } from '../plugins/registry.js';
+import type { ExperimentHeader, ExperimentView } from '../reporters/base.js';
+import { captureEnvironment } from './environment.js';
+import { indexJournal, JOURNAL_FILE, JournalWriter } from './journal.js';
+import { backoffDelay, DEFAULT_RETRY, RetryBudget, type RetryPolicy, sleep } from './retry.js';
+import { createRunFolder, EXPERIMENT_FILE, viewOfJournal, writeExperimentFile } from './run-folder.js';
+import { runPool } from './scheduler.js';
+import { slimResult } from './slim.js';
+import { checkThresholds } from './thresholds.js';
+
+/** A metric named in a suite: a registry name, or a name with options. */
+export type MetricSpec = string | { name: string; options?: Record<string, unknown> };
+
+/** Progress after each finished case x repeat. */
+export interface RunProgress {
+  done: number;
+  /** Planned case x repeat runs for this invocation (excludes keys resumed from the journal). */
+  total: number;
+  passed: number;
+  failed: number;
+  errors: number;
+}
+
+export interface RunnerOptions {
+  /** Evaluators for cases that name none of their own (a case's own list replaces these). */
+  evaluators?: EvaluatorConfig[];
+  metrics?: MetricSpec[];
+  /** Cases in flight at once (default 8). */
+  concurrency?: number;
+  /** Seconds per attempt; a case's own `timeout` wins. null or 0 disables (default 300). */
+  timeout?: number | null;
+  /** Runs per case unless the case sets `repeat` (default 1). */
+  repeat?: number;
+  retry?: Partial<RetryPolicy>;
+  context?: PluginContext;
+  /** Suite-level template variables; a case's `vars` are merged over them. */
+  vars?: Record<string, unknown>;
+  /** What to keep in memory per result for metrics (default: `slimResult`). */
+  slim?: (result: TestCaseResult) => TestCaseResult;
+}
+
+export interface RunHooks {
+  signal?: AbortSignal;
+  /** Keys (`test_id#repeat`) already done: skipped (resume). */
+  skip?: ReadonlySet<string>;
+  /** Only cases for which this returns true run. */
+  filter?: (testCase: TestCase) => boolean;
+  journal?: JournalWriter;
+  /** Planned runs, for progress only. */
+  total?: number;
+  onResult?: (result: TestCaseResult, progress: RunProgress) => void;
+}
+
+export interface RunOutcome {
+  state: Extract<ExperimentState, 'completed' | 'cancelled'>;
+  /** Slimmed results of this invocation, in case then repeat order. */
+  results: TestCaseResult[];
+  /** Suite positions parallel to `results`. */
+  indexes: number[];
+  progress: RunProgress;
+  retriesUsed: number;
+}
+
+class CaseAborted extends Error {}
+
+const DEFAULT_TIMEOUT_SECONDS = 300;
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Runs cases against one agent: bounded concurrency, per-attempt timeout through an AbortSignal (a late
+ * reply is discarded), one retry layer for transient outputs, repeats, evaluators, and metrics. A throwing
+ * adapter, evaluator or metric becomes a recorded error, never a crash. Evaluators and metrics are
+ * resolved in the constructor, so an unknown name or bad option fails before any case runs.
+ */
+export class AgentRunner {
+  readonly #agent: Agent;
+  readonly #ctx: PluginContext;
+  readonly #defaults: Evaluator[];
+  readonly #metrics: Metric[];
+  readonly #caseEvaluators = new Map<string, Evaluator>();
+  readonly concurrency: number;
+  readonly timeout: number | null;
+  readonly repeat: number;
+  readonly retry: RetryPolicy;
+  readonly #vars: Record<string, unknown>;
+  readonly #slim: (result: TestCaseResult) => TestCaseResult;
+  #budget: RetryBudget;
+
+  constructor(agent: Agent, options: RunnerOptions = {}) {
+    this.#agent = agent;
+    this.#ctx = options.context ?? { baseDir: process.cwd(), env: process.env };
+    this.#defaults = (options.evaluators ?? []).map((c) => createEvaluator(c, this.#ctx));
+    this.#metrics = (options.metrics ?? []).map((m) => createMetric(m, this.#ctx));
+    this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
+    this.timeout = options.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : options.timeout || null;
+    this.repeat = Math.max(1, Math.floor(options.repeat ?? 1));
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#budget = new RetryBudget(this.retry.budget);
+    this.#vars = options.vars ?? {};
+    this.#slim = options.slim ?? slimResult;
+  }
+
+  /** Names of the metrics this runner computes. */
+  get metricNames(): string[] {
+    return this.#metrics.map((m) => m.name);
+  }
+
+  /**
+   * Run one case x repeat. Returns null when `signal` (the run's cancellation) aborts before it finishes:
+   * such a case is not recorded, so a resumed run does it again.
+   */
+  async evaluateCase(testCase: TestCase, repeat = 0, signal?: AbortSignal): Promise<TestCaseResult | null> {
+    const started = new Date();
+    const timeoutS = testCase.timeout ?? this.timeout;
+    const vars = { ...this.#vars, ...testCase.vars };
+    let output: AgentOutput;
+    let duration = 0;
+    let attempt = 0;
+    for (;;) {
+      attempt++;
+      const t0 = performance.now();
+      const outcome = await this.#callAgent(testCase, repeat, attempt, vars, timeoutS, signal);
+      duration = (performance.now() - t0) / 1000;
+      if (outcome === 'cancelled') return null;
+      output = outcome;
+      if (output.latency === null) output.latency = duration;
+      const retryable = output.transient === true && output.error !== null && attempt < this.retry.maxAttempts;
+      if (!retryable || !this.#budget.take()) break;
+      await sleep(backoffDelay(this.retry, attempt, output.retry_after), signal);
+      if (signal?.aborted) return null;
+    }
+
+    const evaluations = await this.#evaluate(testCase, output, signal);
+    if (signal?.aborted) return null;
+    const agentFailed = output.error !== null;
+    const evaluatorFailed = evaluations.some((e) => e.error);
+    const allPassed = evaluations.length > 0 && evaluations.every((e) => e.passed);
+    const status = agentFailed || evaluatorFailed ? 'error' : allPassed ? 'passed' : 'failed';
+    const result: TestCaseResult = {
+      test_id: testCase.id,
+      test_name: testCase.name,
+      repeat,
+      status,
+      tags: testCase.tags,
+      input: testCase.input,
+      expected: testCase.expected,
+      output,
+      evaluations,
+      score: agentFailed ? 0 : weightedScore(evaluations, allPassed),
+      duration,
+      attempts: attempt,
+      started_at: started.toISOString(),
+      finished_at: new Date().toISOString(),
+      metadata: evaluations.length === 0 ? { note: 'no evaluators apply to this case' } : {},
+    };
+    if (testCase.expected === undefined) delete result.expected;
+    return result;
+  }
+
+  async #callAgent(
+    testCase: TestCase,
+    repeat: number,
+    attempt: number,
+    vars: Record<string, unknown>,
+    timeoutS: number | null,
+    runSignal?: AbortSignal,
+  ): Promise<AgentOutput | 'cancelled'> {
+    if (runSignal?.aborted) return 'cancelled';
+    const ctrl = new AbortController();
+    const onRunAbort = () => ctrl.abort(new CaseAborted('cancelled'));
+    runSignal?.addEventListener('abort', onRunAbort, { once: true });
+    const timer =
+      timeoutS && timeoutS > 0
+        ? setTimeout(() => ctrl.abort(new CaseAborted('timeout')), Math.ceil(timeoutS * 1000))
+        : undefined;
+    const ctx: RunContext = { signal: ctrl.signal, testCase, repeat, attempt, vars };
+    try {
+      return await new Promise<AgentOutput | 'cancelled'>((settle) => {
+        let settled = false;
+        const finish = (value: AgentOutput | 'cancelled') => {
+          if (settled) return;
+          settled = true;
+          settle(value);
+        };
+        // A reply arriving after the abort is ignored: `finish` has already settled.
+        ctrl.signal.addEventListener(
+          'abort',
+          () => {
+            const why = ctrl.signal.reason instanceof CaseAborted ? ctrl.signal.reason.message : 'cancelled';
+            if (why === 'timeout') {
+              finish(
+                AgentOutput.parse({
+                  error: `timed out after ${timeoutS}s`,
+                  latency: timeoutS,
+                  metadata: { timed_out: true },
+                }),
+              );
+            } else finish('cancelled');
+          },
+          { once: true },
+        );
+        let pending: Promise<AgentOutput>;
+        try {
+          pending = Promise.resolve(this.#agent.run(testCase.input, ctx));
+        } catch (err) {
+          finish(agentThrew(err));
+          return;
+        }
+        pending.then(
+          (raw) => finish(normaliseOutput(raw)),
+          (err) => finish(agentThrew(err)),
+        );
+      });
+    } finally {
+      if (timer) clearTimeout(timer);
+      runSignal?.removeEventListener('abort', onRunAbort);
+    }
+  }
+
+  async #evaluate(testCase: TestCase, output: AgentOutput, signal?: AbortSignal): Promise<EvaluationResult[]> {
+    const evaluators: (Evaluator | EvaluationResult)[] =
+      testCase.evaluators.length > 0 ? testCase.evaluators.map((c) => this.#caseEvaluator(c)) : this.#defaults;
+    const results: EvaluationResult[] = [];
+    for (const ev of evaluators) {
+      if (!('evaluate' in ev)) {
+        results.push(ev);
+        continue;
+      }
+      try {
+        results.push(await ev.evaluate(testCase, output, { signal }));
+      } catch (err) {
+        results.push(evaluatorError(ev.name, err));
+      }
+    }
+    return results;
+  }
+
+  /** Build (or reuse) an evaluator for a case's own config; a config that fails becomes an error result. */
+  #caseEvaluator(config: EvaluatorConfig): Evaluator | EvaluationResult {
+    const key = canonicalJson(config);
+    const cached = this.#caseEvaluators.get(key);
+    if (cached) return cached;
+    try {
+      const ev = createEvaluator(config, this.#ctx);
+      if (this.#caseEvaluators.size >= 256) this.#caseEvaluators.clear();
+      this.#caseEvaluators.set(key, ev);
+      return ev;
+    } catch (err) {
+      return evaluatorError(config.name, err);
+    }
+  }
+
+  /** Compute every metric; a metric that throws becomes an errored MetricResult. */
+  computeMetrics(results: readonly TestCaseResult[]): Record<string, MetricResult> {
+    const out: Record<string, MetricResult> = {};
+    for (const metric of this.#metrics) {
+      try {
+        out[metric.name] = metric.calculate(results);
+      } catch (err) {
+        out[metric.name] = {
+          name: metric.name,
+          value: 0,
+          formatted_value: 'ERR',
+          direction: 'neutral',
+          description: 'metric calculation failed',
+          interval: null,
+          error: errorMessage(err),
+          details: {},
+        };
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Run every case x repeat from `cases` (pulled lazily). Results go to the journal as each finishes;
+   * slimmed copies are kept for metrics and returned in case-then-repeat order whatever the completion order.
+   */
+  async run(cases: Iterable<TestCase> | AsyncIterable<TestCase>, hooks: RunHooks = {}): Promise<RunOutcome> {
+    const { signal, skip, filter, journal, onResult } = hooks;
+    const progress: RunProgress = { done: 0, total: hooks.total ?? 0, passed: 0, failed: 0, errors: 0 };
+    const kept: { index: number; result: TestCaseResult }[] = [];
+    const repeatDefault = this.repeat;
+    const budgetBefore = this.#budget.used;
+
+    async function* work(): AsyncGenerator<{ testCase: TestCase; index: number; repeat: number }> {
+      let index = 0;
+      for await (const testCase of cases) {
+        const i = index++;
+        if (filter && !filter(testCase)) continue;
+        const repeats = testCase.repeat ?? repeatDefault;
+        for (let r = 0; r < repeats; r++) {
+          if (skip?.has(resultKey({ test_id: testCase.id, repeat: r }))) continue;
+          yield { testCase, index: i, repeat: r };
+        }
+      }
+    }
+
+    await runPool(
+      work(),
+      this.concurrency,
+      async ({ testCase, index, repeat }) => {
+        const result = await this.evaluateCase(testCase, repeat, signal);
+        if (!result) return;
+        journal?.result(result, index);
+        kept.push({ index, result: this.#slim(result) });
+        progress.done++;
+        if (result.status === 'passed') progress.passed++;
+        else if (result.status === 'error') progress.errors++;
+        else if (result.status === 'failed') progress.failed++;
+        if (progress.done > progress.total) progress.total = progress.done;
+        onResult?.(result, { ...progress });
+      },
+      signal,
+    );
+
+    kept.sort((a, b) => a.index - b.index || a.result.repeat - b.result.repeat);
+    return {
+      state: signal?.aborted ? 'cancelled' : 'completed',
+      results: kept.map((k) => k.result),
+      indexes: kept.map((k) => k.index),
+      progress,
+      retriesUsed: this.#budget.used - budgetBefore,
+    };
+  }
+}
+
+/** Resolve a metric spec through the registry, validating its options. */
+export function createMetric(spec: MetricSpec, ctx: PluginContext): Metric {
+  const { name, options } = typeof spec === 'string' ? { name: spec, options: {} } : spec;
+  const plugin = metricRegistry.get(name);
+  return plugin.create(parseOptions(plugin, options ?? {}) as never, ctx);
+}
+
+/** Accept what adapters return: a full AgentOutput or a partial one; anything invalid is an error output. */
+function normaliseOutput(raw: unknown): AgentOutput {
+  const parsed = AgentOutput.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  return AgentOutput.parse({
+    error: `adapter returned an invalid output (${issue.path.join('.') || '(root)'}: ${issue.message})`,
+  });
+}
+
+function agentThrew(err: unknown): AgentOutput {
+  return AgentOutput.parse({ error: `agent threw: ${errorMessage(err)}`, metadata: { exception: true } });
+}
+
+function evaluatorError(name: string, err: unknown): EvaluationResult {
+  return {
+    evaluator: name,
+    score: 0,
+    passed: false,
+    explanation: `evaluator error: ${errorMessage(err)}`,
+    weight: 1,
+    error: true,
+    details: {},
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// runExperiment: the whole pipeline behind `harness run` (suite -> agent -> runner -> journal -> experiment).
+
+/** What runExperiment needs from a suite; `loadSuite` returns one, and code can build one directly. */
+export interface SuiteLike {
+  name: string;
+  version: string;
+  description?: string | null;
+  path?: string;
+  /** Folder that relative paths (module agents, plugins, case files) resolve against. */
+  baseDir: string;
+  contentHash: string;
+  totalCases: number;
+  agent: { adapter: string; options: Record<string, unknown>; label?: string; version?: string };
+  evaluators: EvaluatorConfig[];
+  metrics: MetricSpec[];
+  thresholds: Record<string, ThresholdRule>;
+  quarantine?: string[];
+  vars?: Record<string, unknown>;
+  redactor?: Redactor;
+  /** Streams the cases (may be called more than once). */
+  cases(): AsyncIterable<TestCase> | Iterable<TestCase>;
+  /** Planned runs for a default repeat count (cases with their own `repeat` count theirs). */
+  plannedRuns?(repeat: number): number;
+}
+
+export interface RunExperimentOptions {
+  suite: SuiteLike;
+  /** Use this agent instead of creating one from the suite's (or `agentSpec`'s) adapter. */
+  agent?: Agent;
+  /** Override the suite's adapter. */
+  agentSpec?: { adapter: string; options?: Record<string, unknown> };
+  /** Run folder to create (default `<runsRoot>/<YYYYMMDD-HHMMSS>-<slug>/`). */
+  outDir?: string;
+  runsRoot?: string;
+  /** An existing run folder (or its journal) to continue: only missing case x repeat keys run. */
+  resume?: string;
+  concurrency?: number;
+  repeat?: number;
+  /** Seconds per attempt. */
+  timeout?: number | null;
+  retry?: Partial<RetryPolicy>;
+  /** Case ids (`*` wildcards allowed) or `tag:<name>`; a case runs when any filter matches. */
+  filter?: string[];
+  /** Check the suite's thresholds (default true). */
+  thresholds?: boolean;
+  signal?: AbortSignal;
+  context?: PluginContext;
+  slim?: (result: TestCaseResult) => TestCaseResult;
+  metadata?: Record<string, unknown>;
+  onStart?(info: { runDir: string; total: number; resumed: number }): void;
+  onResult?(result: TestCaseResult, progress: RunProgress): void;
+}
+
+export interface RunExperimentResult {
+  runDir: string;
+  journalPath: string;
+  experimentPath: string;
+  /** The finished run, streamed from the journal. */
+  view: ExperimentView;
+  state: ExperimentState;
+  metrics: Record<string, MetricResult>;
+  thresholds: ThresholdOutcome | null;
+  progress: RunProgress;
+  /** 0 thresholds met (or none), 1 thresholds failed, 3 interrupted. */
+  exitCode: 0 | 1 | 3;
+}
+
+/** Build a case filter from `--filter` values. */
+export function caseFilter(filters: readonly string[] | undefined): ((tc: TestCase) => boolean) | undefined {
+  if (!filters || filters.length === 0) return undefined;
+  const tests = filters.map((f) => {
+    if (f.startsWith('tag:')) {
+      const tag = f.slice(4);
+      return (tc: TestCase) => tc.tags.includes(tag);
+    }
+    if (f.includes('*')) {
+      const re = new RegExp(`^${f.split('*').map(escapeRegExp).join('.*')}$`);
+      return (tc: TestCase) => re.test(tc.id);
+    }
+    return (tc: TestCase) => tc.id === f;
+  });
+  return (tc) => tests.some((t) => t(tc));
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Adapter options as recorded in the experiment: secret-looking keys and known secret values redacted. */
+export function redactOptions(options: Record<string, unknown>, redactor?: Redactor): Record<string, unknown> {
+  const walk = (value: unknown, key?: string): unknown => {
+    if (key !== undefined && looksSecret(key) && (typeof value === 'string' || typeof value === 'number')) {
+      return REDACTED;
+    }
+    if (Array.isArray(value)) return value.map((v) => walk(v));
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
+    }
+    return value;
+  };
+  const out = walk(options) as Record<string, unknown>;
+  return redactor ? redactor.scrubValue(out) : out;
+}
+
+async function countPlanned(
+  suite: SuiteLike,
+  repeat: number,
+  filter: ((tc: TestCase) => boolean) | undefined,
+  skip: ReadonlySet<string>,
+): Promise<number> {
+  if (!filter && skip.size === 0 && suite.plannedRuns) return suite.plannedRuns(repeat);
+  let n = 0;
+  for await (const tc of suite.cases()) {
+    if (filter && !filter(tc)) continue;
+    const reps = tc.repeat ?? repeat;
+    for (let r = 0; r < reps; r++) if (!skip.has(resultKey({ test_id: tc.id, repeat: r }))) n++;
+  }
+  return n;
+}
+
+/**
+ * Run a suite end to end: create the agent (an unknown adapter fails before any case runs), open or resume
+ * the run folder, run the cases with results journaled as they finish, compute metrics and thresholds,
+ * and write `experiment.json`. Interrupting through `signal` yields a valid partial run (state cancelled).
+ */
+export async function runExperiment(options: RunExperimentOptions): Promise<RunExperimentResult> {
+  const { suite } = options;
+  const redactor = suite.redactor ?? new Redactor();
+  const scrub = (t: string) => redactor.scrub(t);
+  const ctx: PluginContext = options.context ?? { baseDir: suite.baseDir, env: process.env };
+  const spec = options.agentSpec ?? suite.agent;
+
+  // 1. Agent and runner (all plugin resolution happens here, before the run folder exists).
+  let agent = options.agent;
+  if (!agent) {
+    const plugin = adapterRegistry.get(spec.adapter);
+    agent = await plugin.create(parseOptions(plugin, spec.options ?? {}) as never, ctx);
+  }
+  const closeAgent = async () => {
+    try {
+      await agent.close?.();
+    } catch {
+      // Closing is best effort; the run's results are already on disk.
+    }
+  };
+  let runner: AgentRunner;
+  try {
+    runner = new AgentRunner(agent, {
+      evaluators: suite.evaluators,
+      metrics: suite.metrics,
+      concurrency: options.concurrency,
+      timeout: options.timeout,
+      repeat: options.repeat,
+      retry: options.retry,
+      context: ctx,
+      vars: suite.vars,
+      slim: options.slim,
+    });
+  } catch (err) {
+    await closeAgent();
+    throw err;
+  }
+
+  // 2. Run folder: new, or resumed from an existing journal.
+  const slim = options.slim ?? slimResult;
+  const previous = new Map<string, { index: number; result: TestCaseResult }>();
+  let runDir: string;
+  let journal: JournalWriter;
+  let header: ExperimentHeader;
+  const filter = caseFilter(options.filter);
+  if (options.resume) {
+    const target = resolve(options.resume);
+    runDir = target.endsWith('.jsonl') ? resolve(target, '..') : target;
+    const journalPath = join(runDir, JOURNAL_FILE);
+    if (!existsSync(journalPath)) {
+      await closeAgent();
+      throw new Error(`cannot resume: no ${JOURNAL_FILE} in ${runDir}`);
+    }
+    const index = indexJournal(journalPath, (r, i) => {
+      previous.set(resultKey(r), { index: i, result: slim(r) });
+    });
+    if (!index.header) {
+      await closeAgent();
+      throw new Error(`cannot resume: ${journalPath} has no header line`);
+    }
+    header = { ...index.header, state: 'running', finished_at: null };
+    journal = JournalWriter.append(journalPath, scrub);
+    journal.write({ type: 'resume', at: new Date().toISOString() });
+  } else {
+    runDir = options.outDir ? resolve(options.outDir) : createRunFolder(suite.name, options.runsRoot ?? 'runs');
+    mkdirSync(runDir, { recursive: true });
+    const described = agent.describe?.() ?? {};
+    const descriptor: AgentDescriptor = {
+      ...described,
+      adapter: described.adapter ?? spec.adapter,
+      options: redactOptions({ ...(spec.options ?? {}), ...(described.options ?? {}) }, redactor),
+    };
+    if ('label' in suite.agent && suite.agent.label && !descriptor.label) descriptor.label = suite.agent.label;
+    if ('version' in suite.agent && suite.agent.version && !descriptor.version)
+      descriptor.version = suite.agent.version;
+    header = {
+      schema_version: '1',
+      id: randomUUID().replace(/-/g, '').slice(0, 12),
+      name: suite.name,
+      state: 'running',
+      suite: {
+        name: suite.name,
+        version: suite.version,
+        content_hash: suite.contentHash,
+        path: suite.path,
+        total_cases: suite.totalCases,
+      },
+      agent: descriptor,
+      started_at: new Date().toISOString(),
+      finished_at: null,
+      metrics: {},
+      thresholds: null,
+      environment: captureEnvironment(suite.baseDir),
+      metadata: {
+        ...(options.metadata ?? {}),
+        run_options: {
+          concurrency: runner.concurrency,
+          repeat: runner.repeat,
+          timeout: runner.timeout,
+          filter: options.filter ?? [],
+        },
+        ...(suite.quarantine && suite.quarantine.length > 0 ? { quarantine: suite.quarantine } : {}),
+        ...(suite.description ? { description: suite.description } : {}),
+      },
+    };
+    try {
+      journal = JournalWriter.create(join(runDir, JOURNAL_FILE), scrub);
+    } catch (err) {
+      await closeAgent();
+      throw new Error(`cannot create a journal in ${runDir}: ${errorMessage(err)}`);
+    }
+    journal.header(header);
+  }
+  const journalPath = join(runDir, JOURNAL_FILE);
+  const experimentPath = join(runDir, EXPERIMENT_FILE);
+
+  // 3. Run.
+  const skip = new Set(previous.keys());
+  let outcome: RunOutcome;
+  try {
+    const total = await countPlanned(suite, runner.repeat, filter, skip);
+    options.onStart?.({ runDir, total, resumed: skip.size });
+    outcome = await runner.run(suite.cases(), {
+      signal: options.signal,
+      skip,
+      filter,
+      journal,
+      total,
+      onResult: options.onResult,
+    });
+  } catch (err) {
+    // A failure of the harness itself (not of a case): record what we have, then report it.
+    journal.end({
+      state: 'failed',
+      finished_at: new Date().toISOString(),
+      metrics: {},
+      thresholds: null,
+    });
+    journal.close();
+    await closeAgent();
+    throw err;
+  }
+  await closeAgent();
+
+  // 4. Metrics over everything in the journal (resumed results included), then thresholds.
+  for (let i = 0; i < outcome.results.length; i++) {
+    const r = outcome.results[i];
+    previous.set(resultKey(r), { index: outcome.indexes[i], result: r });
+  }
+  const all = [...previous.values()]
+    .sort((a, b) => a.index - b.index || a.result.repeat - b.result.repeat)
+    .map((e) => e.result);
+  const metrics = runner.computeMetrics(all);
+  const rules = suite.thresholds ?? {};
+  const thresholds =
+    options.thresholds !== false && Object.keys(rules).length > 0 ? checkThresholds(metrics, rules) : null;
+  const state: ExperimentState = outcome.state;
+  journal.end({ state, finished_at: new Date().toISOString(), metrics, thresholds });
+  journal.close();
+
+  // 5. experiment.json, streamed from the journal.
+  const view = viewOfJournal(indexJournal(journalPath));
+  await writeExperimentFile(view, experimentPath, scrub);
+  return {
+    runDir,
+    journalPath,
+    experimentPath,
+    view,
+    state,
+    metrics,
+    thresholds,
+    progress: outcome.progress,
+    exitCode: state === 'cancelled' ? 3 : thresholds && !thresholds.passed ? 1 : 0,
+  };
+}

@@ -1,0 +1,50 @@
+import type { AgentOutput } from '../core/agent.js';
+import type { EvaluationResult, TestCaseResult } from '../core/result.js';
+
+const EMPTY_OBJECT: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+const EMPTY_LIST: never[] = Object.freeze([]) as unknown as never[];
+const MAX_ERROR = 300;
+
+/**
+ * The part of a result that metrics need, kept in memory for the whole run: status, scores, timings,
+ * usage, cost, error text (truncated). Input, expected, output text, trace, tool-call bodies and
+ * evaluation details stay only in the journal. Shared frozen empties keep each copy small.
+ */
+export function slimResult(r: TestCaseResult): TestCaseResult {
+  const o = r.output;
+  const output: AgentOutput = {
+    output: '',
+    error: o.error === null ? null : o.error.length > MAX_ERROR ? `${o.error.slice(0, MAX_ERROR)}…` : o.error,
+    latency: o.latency,
+    time_to_first_token: o.time_to_first_token,
+    tool_calls: EMPTY_LIST,
+    trace: null,
+    usage: o.usage,
+    cost: o.cost,
+    cost_is_estimated: o.cost_is_estimated,
+    metadata: EMPTY_OBJECT,
+  };
+  if (o.transient !== undefined) output.transient = o.transient;
+  const evaluations: EvaluationResult[] = r.evaluations.map((e) => ({
+    evaluator: e.evaluator,
+    score: e.score,
+    passed: e.passed,
+    explanation: '',
+    weight: e.weight,
+    error: e.error,
+    details: EMPTY_OBJECT,
+  }));
+  return {
+    test_id: r.test_id,
+    test_name: r.test_name,
+    repeat: r.repeat,
+    status: r.status,
+    tags: r.tags.length === 0 ? EMPTY_LIST : r.tags,
+    output,
+    evaluations,
+    score: r.score,
+    duration: r.duration,
+    attempts: r.attempts,
+    metadata: EMPTY_OBJECT,
+  };
+}
