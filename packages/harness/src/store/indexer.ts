@@ -77,6 +77,12 @@ async function deleteExperimentRows(db: Db, id: string): Promise<void> {
   await db.deleteFrom('experiments').where('id', '=', id).execute();
 }
 
+/** A result with its sort position (suite index when the journal has it, else order of appearance). */
+interface Positioned {
+  result: TestCaseResult;
+  seq: number;
+}
+
 async function deleteCaseKeys(db: Db, id: string, results: readonly TestCaseResult[]): Promise<void> {
   if (results.length === 0) return;
   for (const table of ['case_tags', 'case_evaluations', 'case_results'] as const) {
@@ -88,22 +94,17 @@ async function deleteCaseKeys(db: Db, id: string, results: readonly TestCaseResu
   }
 }
 
-async function insertResults(
-  db: Db,
-  codec: JsonCodec,
-  id: string,
-  results: readonly TestCaseResult[],
-  seqStart: number,
-): Promise<void> {
-  if (results.length === 0) return;
+async function insertResults(db: Db, codec: JsonCodec, id: string, positioned: readonly Positioned[]): Promise<void> {
+  if (positioned.length === 0) return;
+  const results = positioned.map((p) => p.result);
   await db
     .insertInto('case_results')
     .values(
-      results.map((r, i) => ({
+      positioned.map(({ result: r, seq }) => ({
         experiment_id: id,
         test_id: codec.text(r.test_id),
         repeat: r.repeat,
-        seq: seqStart + i,
+        seq,
         test_name: codec.text(r.test_name),
         status: r.status,
         score: r.score,
@@ -144,12 +145,12 @@ async function insertResults(
 }
 
 /** Keep the last result per key within a batch (the journal's "last wins" rule). */
-function lastPerKey(results: readonly TestCaseResult[]): TestCaseResult[] {
-  const byKey = new Map<string, TestCaseResult>();
-  for (const r of results) {
-    const key = resultKey(r);
+function lastPerKey(items: readonly Positioned[]): Positioned[] {
+  const byKey = new Map<string, Positioned>();
+  for (const p of items) {
+    const key = resultKey(p.result);
     byKey.delete(key);
-    byKey.set(key, r);
+    byKey.set(key, p);
   }
   return [...byKey.values()];
 }
@@ -241,18 +242,14 @@ async function applyEnd(db: Db, codec: JsonCodec, id: string, header: Experiment
 async function indexExperimentFile(ctx: StoreContext, source: RunSource, file: string): Promise<IndexOutcome> {
   const experiment = await readExperimentFile(file);
   const { results, ...header } = experiment;
-  const unique = lastPerKey(results);
+  const unique = lastPerKey(results.map((result, seq) => ({ result, seq })));
   await ctx.db.transaction().execute(async (trx) => {
     await deleteExperimentRows(trx, header.id);
     await trx
       .insertInto('experiments')
       .values(headerRow(ctx.codec, header, source.location))
       .execute();
-    let seq = 0;
-    for (const part of chunks(unique, RESULT_BATCH)) {
-      await insertResults(trx, ctx.codec, header.id, part, seq);
-      seq += part.length;
-    }
+    for (const part of chunks(unique, RESULT_BATCH)) await insertResults(trx, ctx.codec, header.id, part);
     await writeMetrics(trx, ctx.codec, header.id, header.metrics);
     await refreshCounters(trx, header.id);
   });
@@ -275,21 +272,22 @@ async function indexJournalFull(ctx: StoreContext, source: RunSource, journal: s
   let malformed = 0;
   let offset = 0;
   const seen = new Set<string>();
+  let appearance = 0;
   await db.transaction().execute(async (trx) => {
     for await (const chunk of readJournal(journal)) {
       malformed += chunk.malformed;
       offset = chunk.offset;
-      let pending: TestCaseResult[] = [];
+      let pending: Positioned[] = [];
       const flush = async () => {
         if (!header || pending.length === 0) return;
         const unique = lastPerKey(pending);
         await deleteCaseKeys(
           trx,
           header.id,
-          unique.filter((r) => seen.has(resultKey(r))),
+          unique.filter((p) => seen.has(resultKey(p.result))).map((p) => p.result),
         );
-        for (const r of unique) seen.add(resultKey(r));
-        await insertResults(trx, codec, header.id, unique, written);
+        for (const p of unique) seen.add(resultKey(p.result));
+        await insertResults(trx, codec, header.id, unique);
         written += unique.length;
         pending = [];
       };
@@ -303,9 +301,10 @@ async function indexJournalFull(ctx: StoreContext, source: RunSource, journal: s
             .values(headerRow(codec, header, source.location))
             .execute();
         } else if (entry.type === 'result') {
-          if (header) pending.push(entry.result);
+          if (header) pending.push({ result: entry.result, seq: entry.index ?? appearance });
           else malformed++;
-        } else {
+          appearance++;
+        } else if (entry.type === 'end') {
           end = entry.end;
         }
       }
@@ -362,21 +361,24 @@ async function indexJournalTail(
     for await (const chunk of readJournal(journal, { from: row.journal_offset, live: true })) {
       malformed += chunk.malformed;
       offset = chunk.offset;
-      const results: TestCaseResult[] = [];
+      const results: Positioned[] = [];
       for (const entry of chunk.entries) {
-        if (entry.type === 'result') results.push(entry.result);
+        if (entry.type === 'result') results.push({ result: entry.result, seq: entry.index ?? seq++ });
         else if (entry.type === 'end') {
           state = entry.end.state;
           await applyEnd(trx, codec, row.id, row.header, entry.end);
-        } else if (entry.header.id !== row.id) {
+        } else if (entry.type === 'header' && entry.header.id !== row.id) {
           restart = true; // the journal was replaced by another run
         }
       }
       if (restart) return;
       const unique = lastPerKey(results);
-      await deleteCaseKeys(trx, row.id, unique);
-      await insertResults(trx, codec, row.id, unique, seq);
-      seq += unique.length;
+      await deleteCaseKeys(
+        trx,
+        row.id,
+        unique.map((p) => p.result),
+      );
+      await insertResults(trx, codec, row.id, unique);
       written += unique.length;
     }
     await trx

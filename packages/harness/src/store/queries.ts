@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Selectable, sql } from 'kysely';
 import type { CaseStatus, TestCaseResult } from '../core/result.js';
+import type { ExperimentView } from '../reporters/base.js';
 import type { StoreContext } from './indexer.js';
 import type { ExperimentHeader } from './run-files.js';
 import type { ExperimentsTable } from './schema.js';
@@ -309,7 +310,13 @@ export async function listCases(ctx: StoreContext, runId: string, filter: CaseFi
       ordered = ordered.orderBy('c.test_id', 'asc').orderBy('c.repeat', 'asc');
       break;
   }
-  const rows = await ordered.orderBy('c.seq', 'asc').limit(limit).offset(offset).execute();
+  const rows = await ordered
+    .orderBy('c.seq', 'asc')
+    .orderBy('c.test_id', 'asc')
+    .orderBy('c.repeat', 'asc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
   const items = rows.map((row): CaseSummary => {
     const r = ctx.codec.decode<TestCaseResult>(row.result);
     return {
@@ -615,3 +622,47 @@ export async function caseDeltas(ctx: StoreContext, baselineId: string, candidat
 }
 
 export type { CaseStatus };
+
+/**
+ * Stream a run's stored results in run order, a page at a time (keyset paging, so a 100,000-case run
+ * costs the same per page at the end as at the start).
+ */
+export async function* streamResults(
+  ctx: StoreContext,
+  runId: string,
+  pageSize = 1000,
+): AsyncGenerator<TestCaseResult> {
+  let after: { seq: number; test_id: string; repeat: number } | null = null;
+  for (;;) {
+    let q = ctx.db.selectFrom('case_results').where('experiment_id', '=', runId);
+    if (after) {
+      const a = after;
+      q = q.where((eb) =>
+        eb.or([
+          eb('seq', '>', a.seq),
+          eb.and([eb('seq', '=', a.seq), eb('test_id', '>', a.test_id)]),
+          eb.and([eb('seq', '=', a.seq), eb('test_id', '=', a.test_id), eb('repeat', '>', a.repeat)]),
+        ]),
+      );
+    }
+    const rows = await q
+      .select(['seq', 'test_id', 'repeat', 'result'])
+      .orderBy('seq')
+      .orderBy('test_id')
+      .orderBy('repeat')
+      .limit(pageSize)
+      .execute();
+    for (const row of rows) yield ctx.codec.decode<TestCaseResult>(row.result);
+    if (rows.length < pageSize) return;
+    const last = rows[rows.length - 1];
+    after = { seq: Number(last.seq), test_id: last.test_id, repeat: Number(last.repeat) };
+  }
+}
+
+/** A stored run as reporters and the comparator read it: header plus results streamed from the index. */
+export async function runView(ctx: StoreContext, ref: string): Promise<ExperimentView> {
+  const id = await resolveRunId(ctx, ref);
+  const row = await ctx.db.selectFrom('experiments').where('id', '=', id).select('header').executeTakeFirstOrThrow();
+  const header = ctx.codec.decode<ExperimentHeader>(row.header);
+  return { header, results: () => streamResults(ctx, id) };
+}

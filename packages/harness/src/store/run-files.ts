@@ -42,7 +42,11 @@ export function locateRun(path: string): RunSource | null {
 }
 
 const HeaderRecord = z.object({ type: z.literal('header'), experiment: z.looseObject({}) });
-const ResultRecord = z.object({ type: z.literal('result'), result: z.unknown() });
+const ResultRecord = z.object({
+  type: z.literal('result'),
+  index: z.number().int().min(0).optional(),
+  result: z.unknown(),
+});
 const EndRecord = z.looseObject({
   type: z.literal('end'),
   state: ExperimentState,
@@ -55,8 +59,13 @@ export type ExperimentHeader = Omit<Experiment, 'results'>;
 
 export type JournalEntry =
   | { type: 'header'; header: ExperimentHeader }
-  | { type: 'result'; result: TestCaseResult }
-  | { type: 'end'; end: z.infer<typeof EndRecord> };
+  | {
+      type: 'result';
+      result: TestCaseResult /** The case's position in the suite, when the writer recorded it. */;
+      index?: number;
+    }
+  | { type: 'end'; end: z.infer<typeof EndRecord> }
+  | { type: 'resume' };
 
 export interface JournalChunk {
   entries: JournalEntry[];
@@ -83,7 +92,10 @@ function parseLine(line: string): JournalEntry | null {
   if (type === 'result') {
     const r = ResultRecord.safeParse(value);
     const parsed = r.success ? TestCaseResult.safeParse(r.data.result) : null;
-    return parsed?.success ? { type: 'result', result: parsed.data } : null;
+    if (!r.success || !parsed?.success) return null;
+    return r.data.index === undefined
+      ? { type: 'result', result: parsed.data }
+      : { type: 'result', result: parsed.data, index: r.data.index };
   }
   if (type === 'header') {
     const h = HeaderRecord.safeParse(value);
@@ -94,6 +106,8 @@ function parseLine(line: string): JournalEntry | null {
       return null;
     }
   }
+  // A resumed run marks where it started appending; nothing to index.
+  if (type === 'resume') return { type: 'resume' };
   if (type === 'end') {
     const e = EndRecord.safeParse(value);
     return e.success ? { type: 'end', end: e.data } : null;

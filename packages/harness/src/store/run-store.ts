@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { TestCaseResult } from '../core/result.js';
+import type { ExperimentView } from '../reporters/base.js';
 import { openKysely, resolveStoreTarget, type StoreTarget, type StoreTargetOptions } from './connect.js';
 import {
   type IndexOutcome,
@@ -27,6 +28,8 @@ import {
   listSuites,
   metricHistory,
   resolveRunId,
+  runView,
+  streamResults,
 } from './queries.js';
 import type { StoreDatabase } from './schema.js';
 import type {
@@ -113,6 +116,13 @@ export class RunStore {
   }
   flakyCases(suite: string, options?: FlakyOptions): Promise<FlakyReport> {
     return flakyCases(this.#ctx, suite, options);
+  }
+  /** A stored run as an ExperimentView (results streamed from the index), for reporters and compare. */
+  runView(ref: string): Promise<ExperimentView> {
+    return runView(this.#ctx, ref);
+  }
+  streamResults(runId: string): AsyncGenerator<TestCaseResult> {
+    return streamResults(this.#ctx, runId);
   }
   caseDeltas(baselineId: string, candidateId: string): Promise<CaseDeltaReport> {
     return caseDeltas(this.#ctx, baselineId, candidateId);

@@ -2,8 +2,15 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JournalWriter } from '../../../src/runner/journal.js';
 import { openStore, type RunStore } from '../../../src/store/index.js';
-import { endLine, fixtureExperiment, resultLine, writeRunFolder } from '../../unit/store/run-fixtures.js';
+import {
+  endLine,
+  fixtureExperiment,
+  fixtureResult,
+  resultLine,
+  writeRunFolder,
+} from '../../unit/store/run-fixtures.js';
 import { createTempDatabase, PG_URL, requirePgOrSkip, type TempDatabase } from './pg-database.js';
 
 const havePg = requirePgOrSkip();
@@ -364,5 +371,38 @@ describe.each(backends)('run index on $name', (backend) => {
     const sync = await store.syncIndex(runsDir);
     expect(sync.indexed).toEqual([]);
     expect(sync.unchanged).toBe(after.total);
+  });
+
+  it('reads a journal written by the runner in suite order and streams it back', async () => {
+    const { mkdirSync } = await import('node:fs');
+    const folder = join(runsDir, 'runner-written');
+    mkdirSync(folder);
+    const { results, ...header } = fixtureExperiment({
+      id: 'run-by-writer',
+      suite: 'writer-suite',
+      startedAt: '2026-01-07T10:00:00Z',
+      cases: [],
+    });
+    const journal = JournalWriter.create(join(folder, 'journal.jsonl'));
+    journal.header({ ...header, state: 'running' });
+    // Finished out of order (concurrency); `index` is the suite position.
+    journal.result(fixtureResult({ id: 'w3', status: 'passed' }), 2);
+    journal.result(fixtureResult({ id: 'w1', status: 'failed', repeat: 1 }), 0);
+    journal.write({ type: 'resume', at: '2026-01-07T10:05:00Z' });
+    journal.result(fixtureResult({ id: 'w2', status: 'passed' }), 1);
+    journal.result(fixtureResult({ id: 'w1', status: 'passed', repeat: 0 }), 0);
+    journal.end({ state: 'completed', finished_at: '2026-01-07T10:06:00Z', metrics: {}, thresholds: null });
+    journal.close();
+    expect(results).toEqual([]);
+
+    const outcome = await store.indexRun(folder);
+    expect(outcome).toMatchObject({ id: 'run-by-writer', results: 4, malformed: 0, state: 'completed' });
+    const order = (await store.listCases('run-by-writer')).items.map((c) => `${c.test_id}#${c.repeat}`);
+    expect(order).toEqual(['w1#0', 'w1#1', 'w2#0', 'w3#0']);
+    const view = await store.runView('run-by-w');
+    expect(view.header.state).toBe('completed');
+    const streamed: string[] = [];
+    for await (const r of view.results()) streamed.push(`${r.test_id}#${r.repeat}:${r.status}`);
+    expect(streamed).toEqual(['w1#0:passed', 'w1#1:failed', 'w2#0:passed', 'w3#0:passed']);
   });
 });
