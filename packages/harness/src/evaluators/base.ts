@@ -90,7 +90,14 @@ export function parseOptions<O>(plugin: PluginBase<O>, options: unknown): O {
 export function createEvaluator(config: EvaluatorConfig, ctx: PluginContext): Evaluator {
   const plugin = evaluatorRegistry.get(config.name) as EvaluatorPlugin<unknown>;
   const { not, threshold, ...own } = config.options as Record<string, unknown>;
-  const common = CommonEvaluatorOptions.parse({ not, threshold });
+  const commonParsed = CommonEvaluatorOptions.safeParse({ not, threshold });
+  if (!commonParsed.success) {
+    throw new PluginOptionsError(
+      plugin.name,
+      commonParsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+    );
+  }
+  const common = commonParsed.data;
   const inner = plugin.create(parseOptions(plugin, own), ctx);
   const weight = config.weight;
   const name = plugin.name;
@@ -111,7 +118,13 @@ export function createEvaluator(config: EvaluatorConfig, ctx: PluginContext): Ev
         });
       }
       let passed = r.passed;
-      if (common.threshold !== undefined) passed = r.score >= common.threshold;
+      if (common.threshold !== undefined) {
+        passed = r.score >= common.threshold;
+        r = {
+          ...r,
+          explanation: `${r.explanation} [score ${r.score.toFixed(3)} ${passed ? '>=' : '<'} threshold ${common.threshold}]`,
+        };
+      }
       if (common.not) {
         // An errored agent output never passes, negated or not.
         const errored = output.error !== null && output.error !== undefined;

@@ -1,10 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import { type AgentOutputInput, agentOutput } from '../../../src/core/agent.js';
 import type { EvaluationResult } from '../../../src/core/result.js';
 import { TestCase, type TestCaseInput } from '../../../src/core/testcase.js';
 import { createEvaluator } from '../../../src/evaluators/base.js';
 import '../../../src/evaluators/index.js';
 
-export const ctx = { baseDir: process.cwd(), env: {} };
+/** Relative paths in options (modules, schema files) resolve against the scoring fixtures folder. */
+export const fixtures = fileURLToPath(new URL('../../fixtures/scoring/', import.meta.url));
+export const ctx = { baseDir: fixtures, env: {} };
 
 /** A test case with sensible defaults. */
 export function tc(partial: Partial<TestCaseInput> = {}): TestCase {
