@@ -438,7 +438,8 @@ export async function metricHistory(
 /**
  * Cases whose outcome is unstable across a suite's recent runs. A run's outcome for a case folds its
  * repeats: pass (all passed), fail (none passed) or mixed. Flips count outcome changes between
- * consecutive runs; a case is flaky when it both passed and failed in the window, or any run was mixed.
+ * consecutive runs. A case is flaky when its outcome changed at least twice in the window, or its repeats
+ * disagreed within a run; a single change is a behaviour change (fixed or regressed), not flakiness.
  * Skipped executions are ignored.
  */
 export async function flakyCases(ctx: StoreContext, suite: string, options: FlakyOptions = {}): Promise<FlakyReport> {
@@ -493,9 +494,8 @@ export async function flakyCases(ctx: StoreContext, suite: string, options: Flak
     let flips = 0;
     for (let i = 1; i < history.length; i++) if (history[i].outcome !== history[i - 1].outcome) flips++;
     const mixed = history.filter((h) => h.outcome === 'mixed').length;
-    const sawPass = history.some((h) => h.passes > 0);
-    const sawFail = history.some((h) => h.passes < h.executions);
-    if (!(sawPass && sawFail)) continue;
+    // One change of outcome is a behaviour change (a fix or a regression), not flakiness.
+    if (flips < 2 && mixed === 0) continue;
     const executions = history.reduce((s, h) => s + h.executions, 0);
     const passes = history.reduce((s, h) => s + h.passes, 0);
     flaky.push({

@@ -1,0 +1,136 @@
+/**
+ * Shared pieces of the store's CLI commands (runs, history, index, flaky, view): opening the store from
+ * `--store`/`--runs-dir`, exit codes, tables that stay plain in pipes, and small formatters.
+ */
+import { InvalidArgumentError } from '@commander-js/extra-typings';
+import type { RunStore } from './run-store.js';
+
+export interface StoreCliOptions {
+  store?: string | undefined;
+  runsDir?: string | undefined;
+  /** Index new or grown run folders under runsDir before answering (default true). */
+  sync?: boolean | undefined;
+}
+
+/** An error with the CLI exit code it maps to (2 usage/validation, 3 runtime). */
+export class CliError extends Error {
+  override name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 | 3,
+  ) {
+    super(message);
+  }
+}
+
+/** Open the store, bring it up to date with the runs folder, run `fn`, and always close it. */
+export async function withStore<T>(options: StoreCliOptions, fn: (store: RunStore) => Promise<T>): Promise<T> {
+  const { openStore } = await import('./run-store.js');
+  const store = await openStore({ store: options.store, runsDir: options.runsDir });
+  try {
+    if (options.sync !== false) {
+      const sync = await store.syncIndex(options.runsDir ?? 'runs');
+      for (const e of sync.errors) process.stderr.write(`harness: warning: cannot index ${e.location}: ${e.message}\n`);
+    }
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Print an error and set the exit code: lookup/usage errors 2, everything else 3. */
+export async function reportCliError(err: unknown): Promise<void> {
+  const { RunLookupError } = await import('./queries.js');
+  const { RunNotFoundError } = await import('./indexer.js');
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`harness: error: ${message}\n`);
+  if (err instanceof CliError) process.exitCode = err.exitCode;
+  else if (err instanceof RunLookupError || err instanceof RunNotFoundError) process.exitCode = 2;
+  else process.exitCode = 3;
+}
+
+/** Wrap a command action so errors become a message and an exit code, never a stack trace. */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (err) {
+      await reportCliError(err);
+    }
+  };
+}
+
+/** Commander argument parser for positive integers (`--limit 20`). */
+export function parsePositive(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError(`${flag} expects a positive integer, got '${value}'`);
+  return n;
+}
+
+const plain = () => !process.stdout.isTTY || Boolean(process.env.NO_COLOR);
+
+/** A cli-table3 table; borders and headers stay uncoloured when stdout is not a TTY (deps.md gotcha 16). */
+export async function table(head: string[]): Promise<{ push(row: string[]): void; toString(): string }> {
+  const Table = (await import('cli-table3')).default;
+  const t = new Table({
+    head,
+    style: plain() ? { head: [], border: [] } : { head: ['cyan'], border: ['grey'] },
+    // No rule between body rows: long listings stay compact.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
+  return t as unknown as { push(row: string[]): void; toString(): string };
+}
+
+const BARS = '▁▂▃▄▅▆▇█';
+
+/** Unicode sparkline of the values scaled between their minimum and maximum. */
+export function sparkline(values: readonly number[]): string {
+  const finite = values.filter((v) => Number.isFinite(v));
+  if (finite.length === 0) return '';
+  const min = Math.min(...finite);
+  const max = Math.max(...finite);
+  return values
+    .map((v) => {
+      if (!Number.isFinite(v)) return ' ';
+      if (max === min) return BARS[3];
+      return BARS[Math.round(((v - min) / (max - min)) * (BARS.length - 1))];
+    })
+    .join('');
+}
+
+export function pct(value: number | null | undefined, digits = 1): string {
+  return value === null || value === undefined || !Number.isFinite(value) ? '-' : `${(value * 100).toFixed(digits)}%`;
+}
+
+export function num(value: number | null | undefined, digits = 3): string {
+  return value === null || value === undefined || !Number.isFinite(value) ? '-' : value.toFixed(digits);
+}
+
+export function seconds(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '-';
+  if (value < 1) return `${Math.round(value * 1000)}ms`;
+  if (value < 120) return `${value.toFixed(1)}s`;
+  return `${Math.floor(value / 60)}m${Math.round(value % 60)}s`;
+}
+
+/** `2026-01-03 10:00` from an ISO timestamp, in local time. */
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '-';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** Text for a terminal: control characters from untrusted data are shown escaped, long text cut. */
+export function safeText(text: string, max = 80): string {
+  const clean = text
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f\u001b]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(/\s+/g, ' ');
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
