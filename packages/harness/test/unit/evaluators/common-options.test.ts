@@ -52,6 +52,9 @@ describe('not, threshold and weight (handled for every evaluator by createEvalua
       cost_budget: { max: 1 },
       token_budget: { max: 1 },
       javascript: { module: './checks.mjs#mentionsOrder' },
+      tool_sequence: { sequence: ['a'] },
+      tool_args_valid: { schemas: {} },
+      step_count: { max: 5 },
     };
     for (const name of evaluatorRegistry.names()) {
       if (['llm_rubric', 'factuality', 'closed_qa', 'judge_panel'].includes(name)) continue;
