@@ -227,6 +227,7 @@ class Investigation {
     });
     this.events.push(event);
     this.o.port.recordCost?.(event.estimated_cost_usd ?? 0);
+    this.o.port.recordTurn?.({ provider: event.provider, model: event.model });
     this.o.onTurn?.(event);
   }
 
