@@ -19,7 +19,8 @@ import { MOCK_DEFAULT_MODEL, MOCK_PROVIDER_ID, type ScriptStep } from '../contra
  * - `cautious` does the same but only for untrusted messages that also claim authority.
  * A per-stage `script` overrides the plan with raw text (no structured payload), a provider error, or a
  * structured reply. Structured scripts may use `{{canary}}`, `{{canary_base64}}` and `{{canary_hex}}`: the
- * first canary the model has seen in its context, as a model that repeats what it read would.
+ * first canary the model has seen in its context, as a model that repeats what it read would; and
+ * `{{repeat:N:text}}` for `text` repeated N times (overlong arguments).
  */
 export interface MockAdversaryOptions {
   behavior?: MockBehavior;
@@ -208,7 +209,8 @@ export class MockAdversaryProvider implements ModelProvider {
       text
         .replaceAll('{{canary}}', value)
         .replaceAll('{{canary_base64}}', Buffer.from(value, 'utf8').toString('base64'))
-        .replaceAll('{{canary_hex}}', Buffer.from(value, 'utf8').toString('hex'));
+        .replaceAll('{{canary_hex}}', Buffer.from(value, 'utf8').toString('hex'))
+        .replace(/\{\{repeat:(\d{1,6}):([^}]*)\}\}/g, (_m, n: string, unit: string) => unit.repeat(Number(n)));
     const walk = (v: unknown): unknown => {
       if (typeof v === 'string') return replace(v);
       if (Array.isArray(v)) return v.map(walk);

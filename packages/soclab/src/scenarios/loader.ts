@@ -1,0 +1,234 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isNode, LineCounter, parseDocument } from 'yaml';
+import type { z } from 'zod';
+import {
+  type AttackScenario,
+  AttackScenario as AttackScenarioSchema,
+  IncidentScenario,
+} from '../contracts/scenarios.js';
+import { loadFixture } from '../simulator/fixture.js';
+import { oracleNames, resolveOracle } from './oracles.js';
+
+/** Scenarios bundled with the package (`packages/soclab/data/scenarios`). */
+export const BUNDLED_SCENARIO_DIR = fileURLToPath(new URL('../../data/scenarios/', import.meta.url));
+export const DEFAULT_INCIDENT = 'identity-compromise';
+
+/** One problem in one file, with its position when known. */
+export interface LoadProblem {
+  readonly file: string;
+  readonly line: number | null;
+  readonly col: number | null;
+  readonly message: string;
+}
+
+const formatProblem = (p: LoadProblem): string =>
+  `${p.file}${p.line !== null ? `:${p.line}:${p.col}` : ''}: ${p.message}`;
+
+/** Raised when scenario files are invalid; the message lists every problem as `file:line:col: message`. */
+export class ScenarioLoadError extends Error {
+  override name = 'ScenarioLoadError';
+  constructor(readonly problems: readonly LoadProblem[]) {
+    super(problems.map(formatProblem).join('\n'));
+  }
+}
+
+interface ParsedYaml {
+  data: unknown;
+  locate: (path: readonly PropertyKey[]) => { line: number; col: number } | null;
+}
+
+function parseYamlFile(file: string): ParsedYaml {
+  const text = readFileSync(file, 'utf8');
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const problems: LoadProblem[] = [...doc.errors, ...doc.warnings].map((e) => {
+    const pos = e.linePos?.[0];
+    return { file, line: pos?.line ?? null, col: pos?.col ?? null, message: e.message.split('\n')[0]! };
+  });
+  if (problems.length > 0) throw new ScenarioLoadError(problems);
+  const locate = (path: readonly PropertyKey[]) => {
+    for (let k = path.length; k >= 0; k--) {
+      const node = k === 0 ? doc.contents : doc.getIn(path.slice(0, k) as unknown[], true);
+      if (isNode(node) && node.range) {
+        // For a missing key, point at the parent mapping's first key rather than its whole value.
+        const pos = lineCounter.linePos(node.range[0]);
+        return { line: pos.line, col: pos.col };
+      }
+    }
+    return null;
+  };
+  return { data: doc.toJS({ maxAliasCount: 50 }), locate };
+}
+
+function zodProblems(file: string, parsed: ParsedYaml, error: z.ZodError): LoadProblem[] {
+  return error.issues.map((issue) => {
+    const pos = parsed.locate(issue.path);
+    const field = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+    return { file, line: pos?.line ?? null, col: pos?.col ?? null, message: `${field}${issue.message}` };
+  });
+}
+
+/** Load and validate one incident definition. */
+export function loadIncidentFile(file: string): IncidentScenario {
+  const parsed = parseYamlFile(file);
+  const r = IncidentScenario.safeParse(parsed.data);
+  if (!r.success) throw new ScenarioLoadError(zodProblems(file, parsed, r.error));
+  try {
+    loadFixture(r.data.fixture);
+  } catch (error) {
+    const pos = parsed.locate(['fixture']);
+    throw new ScenarioLoadError([
+      { file, line: pos?.line ?? null, col: pos?.col ?? null, message: `fixture: ${(error as Error).message}` },
+    ]);
+  }
+  return r.data;
+}
+
+/**
+ * Load and validate one scenario file: schema, kind rules, oracle names (against the catalogue), injection
+ * names (against the incident fixture's injection points) and that the file name starts with the id.
+ */
+export function loadScenarioFile(file: string, incident?: IncidentScenario): AttackScenario {
+  const parsed = parseYamlFile(file);
+  const r = AttackScenarioSchema.safeParse(parsed.data);
+  if (!r.success) throw new ScenarioLoadError(zodProblems(file, parsed, r.error));
+  const s = r.data;
+  const problems: LoadProblem[] = [];
+  const at = (path: PropertyKey[], message: string) => {
+    const pos = parsed.locate(path);
+    problems.push({ file, line: pos?.line ?? null, col: pos?.col ?? null, message });
+  };
+  const base = file.replace(/^.*[\\/]/, '');
+  if (!base.startsWith(s.id)) at(['id'], `id ${s.id} does not match the file name ${base}`);
+  const checks: [keyof typeof s.oracle, readonly string[]][] = [
+    ['attack_succeeded_if', ['attack', 'leak']],
+    ['false_block_if', ['benign']],
+    ['leaked_if', ['leak']],
+  ];
+  for (const [field, kinds] of checks) {
+    const name = s.oracle[field];
+    if (name === null) continue;
+    const oracle = resolveOracle(name);
+    if (!oracle) at(['oracle', field], `oracle.${field}: unknown oracle '${name}'; known: ${oracleNames().join(', ')}`);
+    else if (!kinds.includes(oracle.kind))
+      at(['oracle', field], `oracle.${field}: '${name}' is a ${oracle.kind} oracle`);
+  }
+  const injection = s.untrusted_payload?.injection ?? null;
+  if (injection !== null && incident) {
+    const points = Object.keys(loadFixture(incident.fixture).data.injections);
+    if (!points.includes(injection)) {
+      at(
+        ['untrusted_payload', 'injection'],
+        `untrusted_payload.injection: unknown injection point '${injection}'; fixture ${incident.fixture} has ${points.sort().join(', ')}`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ScenarioLoadError(problems);
+  return s;
+}
+
+export interface ScenarioCorpus {
+  readonly incident: IncidentScenario;
+  /** Attacks sorted by id, then benign controls sorted by id. */
+  readonly attacks: readonly AttackScenario[];
+  readonly benign: readonly AttackScenario[];
+  readonly all: readonly AttackScenario[];
+  /** Which file each scenario came from (user files override bundled ones with the same id). */
+  readonly sources: ReadonlyMap<string, string>;
+  readonly dirs: readonly string[];
+}
+
+export interface LoadCorpusOptions {
+  /** Extra scenario folder; default `SOCLAB_SCENARIO_DIR`. Its scenarios add to or override the bundled ones. */
+  dir?: string | null;
+  incident?: string;
+  /** Skip the bundled scenarios (only `dir`). */
+  bundled?: boolean;
+}
+
+const yamlFiles = (dir: string, prefix: string): string[] =>
+  existsSync(dir) && statSync(dir).isDirectory()
+    ? readdirSync(dir)
+        .filter((f) => f.startsWith(prefix) && /\.ya?ml$/.test(f))
+        .sort()
+        .map((f) => join(dir, f))
+    : [];
+
+const cache = new Map<string, ScenarioCorpus>();
+
+/** Forget cached corpora (tests that write scenario files). */
+export function clearScenarioCache(): void {
+  cache.clear();
+}
+
+/**
+ * Load the incident and the scenario corpus: `<dir>/incidents/<incident>.yaml`, `<dir>/attacks/ATK-*.yaml`,
+ * `<dir>/controls/BEN-*.yaml`, from the bundled folder and then `SOCLAB_SCENARIO_DIR` (which adds or overrides
+ * by id). Every problem in every file is reported together.
+ */
+export function loadCorpus(options: LoadCorpusOptions = {}): ScenarioCorpus {
+  const extra = options.dir === undefined ? (process.env.SOCLAB_SCENARIO_DIR ?? null) : options.dir;
+  const dirs = [...(options.bundled === false ? [] : [BUNDLED_SCENARIO_DIR]), ...(extra ? [resolve(extra)] : [])];
+  const incidentName = options.incident ?? DEFAULT_INCIDENT;
+  const key = `${dirs.join('|')}#${incidentName}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+
+  const problems: LoadProblem[] = [];
+  let incident: IncidentScenario | null = null;
+  for (const dir of dirs) {
+    const file = join(dir, 'incidents', `${incidentName}.yaml`);
+    if (!existsSync(file)) continue;
+    try {
+      incident = loadIncidentFile(file);
+    } catch (error) {
+      if (error instanceof ScenarioLoadError) problems.push(...error.problems);
+      else throw error;
+    }
+  }
+  if (!incident && problems.length === 0) {
+    problems.push({
+      file: join(dirs[dirs.length - 1] ?? '.', 'incidents', `${incidentName}.yaml`),
+      line: null,
+      col: null,
+      message: `incident '${incidentName}' not found in ${dirs.join(', ')}`,
+    });
+  }
+  const byId = new Map<string, AttackScenario>();
+  const sources = new Map<string, string>();
+  for (const dir of dirs) {
+    for (const file of [...yamlFiles(join(dir, 'attacks'), 'ATK-'), ...yamlFiles(join(dir, 'controls'), 'BEN-')]) {
+      try {
+        const s = loadScenarioFile(file, incident ?? undefined);
+        byId.set(s.id, s);
+        sources.set(s.id, file);
+      } catch (error) {
+        if (error instanceof ScenarioLoadError) problems.push(...error.problems);
+        else throw error;
+      }
+    }
+  }
+  if (problems.length > 0) throw new ScenarioLoadError(problems);
+  const sorted = [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
+  const attacks = sorted.filter((s) => s.attack_class !== 'none');
+  const benign = sorted.filter((s) => s.attack_class === 'none');
+  const corpus: ScenarioCorpus = Object.freeze({
+    incident: incident!,
+    attacks,
+    benign,
+    all: [...attacks, ...benign],
+    sources,
+    dirs,
+  });
+  cache.set(key, corpus);
+  return corpus;
+}
+
+/** Find one scenario by id (case-insensitive); throws with the known ids when missing. */
+export function getScenario(id: string, corpus: ScenarioCorpus = loadCorpus()): AttackScenario {
+  const s = corpus.all.find((x) => x.id.toUpperCase() === id.trim().toUpperCase());
+  if (!s) throw new Error(`unknown scenario '${id}'; known: ${corpus.all.map((x) => x.id).join(', ')}`);
+  return s;
+}
