@@ -31,11 +31,25 @@ export function bootstrapIterations(units: number, requested?: number): number {
  * Returns null for an empty input.
  */
 export function bootstrapMean(values: readonly number[], options: BootstrapOptions = {}): BootstrapInterval | null {
-  const n = values.length;
+  return bootstrapRatio(values, null, options);
+}
+
+/**
+ * Percentile bootstrap interval for a ratio of sums, sum(numerators) / sum(denominators) (e.g. tokens per
+ * passed case). `denominators` null means 1 per value (a mean). Resamples whose denominator is 0 are
+ * dropped. Returns null for an empty input or when no resample has a positive denominator.
+ */
+export function bootstrapRatio(
+  numerators: readonly number[],
+  denominators: readonly number[] | null,
+  options: BootstrapOptions = {},
+): BootstrapInterval | null {
+  const n = numerators.length;
   if (n === 0) return null;
+  if (denominators && denominators.length !== n) throw new RangeError('denominators must have one entry per value');
   const level = options.level ?? 0.95;
   const seed = options.seed ?? DEFAULT_SEED;
-  // Collapse to per-cluster sums and counts: each resample then costs O(clusters), not O(values).
+  // Collapse to per-cluster sums: each resample then costs O(clusters), not O(values).
   let sums: Float64Array;
   let counts: Float64Array;
   if (options.clusters) {
@@ -52,19 +66,20 @@ export function bootstrapMean(values: readonly number[], options: BootstrapOptio
         s.push(0);
         c.push(0);
       }
-      s[k] += values[i];
-      c[k] += 1;
+      s[k] += numerators[i];
+      c[k] += denominators ? denominators[i] : 1;
     }
     sums = Float64Array.from(s);
     counts = Float64Array.from(c);
   } else {
-    sums = Float64Array.from(values);
-    counts = new Float64Array(n).fill(1);
+    sums = Float64Array.from(numerators);
+    counts = denominators ? Float64Array.from(denominators) : new Float64Array(n).fill(1);
   }
   const k = sums.length;
   const iterations = bootstrapIterations(k, options.iterations);
   const rand = seededRandom(seed);
   const stats = new Float64Array(iterations);
+  let kept = 0;
   for (let b = 0; b < iterations; b++) {
     let s = 0;
     let c = 0;
@@ -73,13 +88,14 @@ export function bootstrapMean(values: readonly number[], options: BootstrapOptio
       s += sums[pick];
       c += counts[pick];
     }
-    stats[b] = s / c;
+    if (c > 0) stats[kept++] = s / c;
   }
-  stats.sort();
+  if (kept === 0) return null;
+  const sorted = stats.subarray(0, kept).sort();
   const alpha = (1 - level) / 2;
   return {
-    lower: quantileSorted(stats, alpha),
-    upper: quantileSorted(stats, 1 - alpha),
+    lower: quantileSorted(sorted, alpha),
+    upper: quantileSorted(sorted, 1 - alpha),
     level,
     iterations,
     clusters: k,

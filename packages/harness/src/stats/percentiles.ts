@@ -30,3 +30,22 @@ export function mean(values: readonly number[]): number {
   for (const v of values) s += v;
   return s / values.length;
 }
+
+/**
+ * Distribution-free confidence interval for a quantile from order statistics: the ranks around n·q given
+ * by the normal approximation to Binomial(n, q) (Conover, Practical Nonparametric Statistics, §3.2).
+ * Returns null for an empty input. At small n the interval is wide, as it should be.
+ */
+export function quantileInterval(
+  sorted: ArrayLike<number>,
+  q: number,
+  z = 1.959963984540054,
+): { lower: number; upper: number } | null {
+  const n = sorted.length;
+  if (n === 0) return null;
+  const centre = n * q;
+  const half = z * Math.sqrt(n * q * (1 - q));
+  const lo = Math.max(0, Math.min(n - 1, Math.floor(centre - half) - 1));
+  const hi = Math.max(0, Math.min(n - 1, Math.ceil(centre + half)));
+  return { lower: sorted[lo], upper: sorted[hi] };
+}
