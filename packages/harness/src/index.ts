@@ -1,6 +1,10 @@
-export * from './adapters/base.js';
+// Public API of @aeh/harness. Importing it registers every built-in plugin.
+export * from './adapters/index.js';
+export * from './benchmarks/index.js';
 export * from './core/index.js';
-export * from './evaluators/base.js';
-export * from './metrics/base.js';
+export * from './evaluators/index.js';
+export * from './metrics/index.js';
+export * from './plugins/import.js';
 export * from './plugins/registry.js';
-export * from './reporters/base.js';
+export * from './reporters/index.js';
+export * from './runner/index.js';

@@ -8,18 +8,15 @@ const TS_FILE = /\.(ts|mts|cts|tsx)$/i;
 let tsxRegistered = false;
 
 /**
- * Import a TypeScript file. Where the host already understands TS (tsx, vitest) a plain import is used;
- * otherwise tsx's loader is registered once for the process. A global registration (rather than an
- * isolated `tsImport` namespace) matters: a plugin that imports the harness must get the same module
- * instances, and so the same registries, as the CLI that loads it.
+ * Import a TypeScript file. When this module itself runs as TypeScript (under tsx or vitest) the host
+ * already understands TS and a plain import is used; from the compiled CLI, tsx's loader is registered
+ * once for the process first. A global registration (rather than an isolated `tsImport` namespace)
+ * matters: a plugin that imports the harness must get the same module instances, and so the same
+ * registries, as the CLI that loads it.
  */
 async function importTypeScript(url: string): Promise<Record<string, unknown>> {
-  if (!tsxRegistered) {
-    try {
-      return (await import(url)) as Record<string, unknown>;
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
-    }
+  const hostRunsTs = import.meta.url.endsWith('.ts');
+  if (!hostRunsTs && !tsxRegistered) {
     const { register } = await import('tsx/esm/api');
     register();
     tsxRegistered = true;

@@ -1,0 +1,6 @@
+/** Built-in adapters: importing this module registers every one of them (one file each). */
+export * from './base.js';
+export * from './echo.js';
+export * from './http.js';
+export * from './mock.js';
+export * from './module.js';

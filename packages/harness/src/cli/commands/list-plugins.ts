@@ -1,0 +1,61 @@
+import type { Command } from '@commander-js/extra-typings';
+import { CliError } from '../common.js';
+
+const CATEGORIES = ['evaluators', 'metrics', 'adapters', 'reporters'] as const;
+type Category = (typeof CATEGORIES)[number];
+
+/** Match `eval`, `evaluator`, `Metrics`... to a category; undefined for "all"; throws on unknown words. */
+export function resolveCategory(word: string | undefined): Category | undefined {
+  if (!word || word.toLowerCase() === 'all') return undefined;
+  const w = word.toLowerCase();
+  const hit = CATEGORIES.find((c) => c.startsWith(w) || `${w}s` === c);
+  if (!hit) throw new CliError(`unknown plugin category '${word}' (use one of: ${CATEGORIES.join(', ')}, all)`);
+  return hit;
+}
+
+export function register(program: Command): void {
+  program
+    .command('list-plugins')
+    .description('list registered evaluators, metrics, adapters and reporters with one-line descriptions')
+    .argument('[category]', `one of ${CATEGORIES.join(', ')} (default: all)`)
+    .option('--json', 'print as JSON')
+    .option('--plugin <module...>', 'also load these plugin modules (paths or package names)')
+    .action(async (categoryWord, opts) => {
+      const category = resolveCategory(categoryWord);
+      const { loadBuiltins } = await import('../common.js');
+      await loadBuiltins();
+      if (opts.plugin) {
+        const { importModule } = await import('../../plugins/import.js');
+        for (const p of opts.plugin) await importModule(p, process.cwd());
+      }
+      const [{ evaluatorRegistry }, { metricRegistry }, { adapterRegistry }, { reporterRegistry }] = await Promise.all([
+        import('../../evaluators/base.js'),
+        import('../../metrics/base.js'),
+        import('../../adapters/base.js'),
+        import('../../reporters/base.js'),
+      ]);
+      const registries = {
+        evaluators: evaluatorRegistry,
+        metrics: metricRegistry,
+        adapters: adapterRegistry,
+        reporters: reporterRegistry,
+      } as const;
+      const selected = category ? [category] : [...CATEGORIES];
+      if (opts.json) {
+        const out = Object.fromEntries(
+          selected.map((c) => [c, registries[c].list().map((p) => ({ name: p.name, description: p.description }))]),
+        );
+        process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        return;
+      }
+      const lines: string[] = [];
+      for (const c of selected) {
+        const plugins = registries[c].list();
+        lines.push(`${c} (${plugins.length})`);
+        const width = Math.max(0, ...plugins.map((p) => p.name.length));
+        for (const p of plugins) lines.push(`  ${p.name.padEnd(width)}  ${p.description}`);
+        lines.push('');
+      }
+      process.stdout.write(lines.join('\n'));
+    });
+}

@@ -1,0 +1,326 @@
+import type { Command } from '@commander-js/extra-typings';
+import type { Agent } from '../../adapters/base.js';
+import type { LoadedSuite } from '../../benchmarks/loader.js';
+import type { ExperimentView } from '../../reporters/base.js';
+import type { RunExperimentOptions, RunExperimentResult } from '../../runner/runner.js';
+import { CliError, collect, EXIT, positiveInt, positiveSeconds } from '../common.js';
+
+/** Flags of `harness run` as commander parses them. */
+export interface RunFlags {
+  agent?: string;
+  concurrency?: number;
+  repeat?: number;
+  timeout?: number;
+  filter?: string[];
+  out?: string;
+  runsDir: string;
+  format: string;
+  thresholds: boolean;
+  resume?: string;
+  progress: boolean;
+}
+
+/**
+ * Everything a run needs, decoupled from commander. Later features (record/replay, shards, queues, store
+ * indexing) add a field here, fill it in `buildRunRequest`, and use it in `executeRun`.
+ */
+export interface RunRequest {
+  suitePath: string;
+  agentSpec?: { adapter: string; options?: Record<string, unknown> };
+  concurrency?: number;
+  repeat?: number;
+  timeout?: number;
+  filter: string[];
+  outDir?: string;
+  runsDir: string;
+  formats: string[];
+  thresholds: boolean;
+  resume?: string;
+  progress: boolean;
+}
+
+/** Hooks for code that drives `executeRun` (tests, other commands). */
+export interface RunHooksCli {
+  /** Replace the agent built from the suite/--agent. */
+  agent?: Agent;
+  /** Adjust the runExperiment options just before the run starts. */
+  configure?(options: RunExperimentOptions, suite: LoadedSuite): void | Promise<void>;
+  /** Called after reports are written. */
+  after?(result: RunExperimentResult, suite: LoadedSuite): void | Promise<void>;
+}
+
+/** Add the run options to a command (shared by `run` and its `evaluate` alias). */
+export function addRunOptions(cmd: Command) {
+  return cmd
+    .argument('<suite>', 'suite file (.yaml, .yml, .json)')
+    .option('-a, --agent <spec>', 'override the agent: an adapter name (echo, mock...) or a module path ./agent.ts#run')
+    .option('-c, --concurrency <n>', 'cases in flight at once (default 8)', positiveInt('--concurrency'))
+    .option('-r, --repeat <n>', "runs per case (a case's own repeat wins)", positiveInt('--repeat'))
+    .option(
+      '-t, --timeout <seconds>',
+      "per-attempt timeout (a case's own timeout wins; default 300)",
+      positiveSeconds('--timeout'),
+    )
+    .option('-f, --filter <id|tag:name>', 'only matching cases (repeatable; ids accept * wildcards)', collect)
+    .option('-o, --out <dir>', 'run folder (default: <runs-dir>/<YYYYMMDD-HHMMSS>-<suite>/)')
+    .option('--runs-dir <dir>', 'where default run folders are created', 'runs')
+    .option('--format <list>', 'reporters, comma-separated (console prints; others write report.<ext>)', 'console,json')
+    .option('--thresholds', "check the suite's thresholds (default)", true)
+    .option('--no-thresholds', 'do not check thresholds (exit 0 unless the run fails)')
+    .option('--resume <run>', 'continue an interrupted run folder: only missing case x repeat keys run')
+    .option('--no-progress', 'no progress bar (it only shows on a TTY anyway)');
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('run')
+    .alias('evaluate')
+    .description('run a suite against an agent; write the journal, experiment.json and reports to a run folder');
+  addRunOptions(cmd).action(async (suitePath, flags) => {
+    process.exitCode = await runCommand(suitePath, flags as RunFlags);
+  });
+}
+
+/** Turn flags into a RunRequest (no I/O). */
+export function buildRunRequest(suitePath: string, flags: RunFlags): RunRequest {
+  const formats = flags.format
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+  if (formats.length === 0) throw new CliError('--format needs at least one reporter name');
+  return {
+    suitePath,
+    agentSpec: flags.agent ? parseAgentFlag(flags.agent) : undefined,
+    concurrency: flags.concurrency,
+    repeat: flags.repeat,
+    timeout: flags.timeout,
+    filter: flags.filter ?? [],
+    outDir: flags.out,
+    runsDir: flags.runsDir,
+    formats,
+    thresholds: flags.thresholds,
+    resume: flags.resume,
+    progress: flags.progress,
+  };
+}
+
+/** `--agent echo` names an adapter; anything that looks like a path is a module agent (relative to cwd). */
+export function parseAgentFlag(spec: string): { adapter: string; options?: Record<string, unknown> } {
+  const looksLikePath = /[/\\#]/.test(spec) || /\.(m?[jt]s|c[jt]s)$/.test(spec);
+  if (!looksLikePath) return { adapter: spec };
+  const hash = spec.lastIndexOf('#');
+  const file = hash > 0 ? spec.slice(0, hash) : spec;
+  const exportName = hash > 0 ? spec.slice(hash) : '';
+  return { adapter: 'module', options: { module: `${resolvePath(file)}${exportName}` } };
+}
+
+function resolvePath(p: string): string {
+  // Relative to where the user typed the command, not to the suite.
+  return p.startsWith('/') ? p : `${process.cwd()}/${p.replace(/^\.\//, '')}`;
+}
+
+export async function runCommand(suitePath: string, flags: RunFlags, hooks: RunHooksCli = {}): Promise<number> {
+  let scrub = (t: string) => t;
+  try {
+    const request = buildRunRequest(suitePath, flags);
+    return await executeRun(request, hooks, (s) => {
+      scrub = s;
+    });
+  } catch (err) {
+    const { fail } = await import('../common.js');
+    return fail(err, scrub);
+  }
+}
+
+/** The run pipeline: plugins -> suite -> reporters check -> run (progress, Ctrl+C) -> reports -> exit code. */
+export async function executeRun(
+  request: RunRequest,
+  hooks: RunHooksCli = {},
+  setScrub: (scrub: (t: string) => string) => void = () => {},
+): Promise<number> {
+  const { loadBuiltins } = await import('../common.js');
+  await loadBuiltins();
+  const reporters = await resolveReporters(request.formats);
+  const suite = await loadRunSuite(request.suitePath);
+  setScrub((t) => suite.redactor.scrub(t));
+
+  const { runExperiment } = await import('../../runner/runner.js');
+  const controller = new AbortController();
+  const progress = await createProgress(request.progress);
+  const stopSigint = onSigint(controller, progress);
+  const options: RunExperimentOptions = {
+    suite,
+    agent: hooks.agent,
+    agentSpec: request.agentSpec ? withSuiteOptions(request.agentSpec, suite) : undefined,
+    outDir: request.outDir,
+    runsRoot: request.runsDir,
+    resume: request.resume,
+    concurrency: request.concurrency,
+    repeat: request.repeat,
+    timeout: request.timeout,
+    filter: request.filter,
+    thresholds: request.thresholds,
+    signal: controller.signal,
+    onStart: ({ runDir, total, resumed }) => {
+      progress.start(total, runDir, resumed);
+    },
+    onResult: (_r, p) => progress.update(p.done, p.failed + p.errors),
+  };
+  if (request.outDir && !request.resume) await refuseExistingRun(request.outDir);
+  await hooks.configure?.(options, suite);
+  let result: RunExperimentResult;
+  try {
+    result = await runExperiment(options);
+  } finally {
+    progress.stop();
+    stopSigint();
+  }
+
+  await writeReports(result.view, reporters, result.runDir, (t) => suite.redactor.scrub(t));
+  await hooks.after?.(result, suite);
+  process.stderr.write(`run folder: ${relativeToCwd(result.runDir)}\n`);
+  if (result.state === 'cancelled') {
+    process.stderr.write(
+      `interrupted: resume with  harness run ${request.suitePath} --resume ${relativeToCwd(result.runDir)}\n`,
+    );
+  }
+  return result.exitCode;
+}
+
+async function loadRunSuite(path: string): Promise<LoadedSuite> {
+  const { loadSuite, SuiteValidationError } = await import('../../benchmarks/loader.js');
+  try {
+    return await loadSuite(path);
+  } catch (err) {
+    if (err instanceof SuiteValidationError) throw new CliError(err.message, EXIT.usage);
+    throw err;
+  }
+}
+
+/** When --agent names the suite's own adapter, keep the suite's options for it. */
+function withSuiteOptions(
+  spec: { adapter: string; options?: Record<string, unknown> },
+  suite: LoadedSuite,
+): { adapter: string; options?: Record<string, unknown> } {
+  if (spec.options || spec.adapter.toLowerCase() !== suite.agent.adapter.toLowerCase()) return spec;
+  return { adapter: spec.adapter, options: suite.agent.options };
+}
+
+async function refuseExistingRun(outDir: string): Promise<void> {
+  const { existsSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  if (existsSync(join(outDir, 'journal.jsonl'))) {
+    throw new CliError(`${outDir} already holds a run; use --resume ${outDir} to continue it, or another --out`);
+  }
+}
+
+type ResolvedReporter = {
+  name: string;
+  extension: string;
+  report: (view: ExperimentView, dest?: string) => Promise<string>;
+};
+
+/** Resolve every --format name before the run starts, so a typo fails fast (exit 2). */
+async function resolveReporters(formats: string[]): Promise<ResolvedReporter[]> {
+  const { reporterRegistry } = await import('../../reporters/base.js');
+  const { parseOptions } = await import('../../evaluators/base.js');
+  return formats.map((name) => {
+    const plugin = reporterRegistry.get(name);
+    const reporter = plugin.create(parseOptions(plugin, {}) as never);
+    return { name: plugin.name, extension: plugin.extension, report: (v, d) => reporter.report(v, d) };
+  });
+}
+
+/** Console prints to stdout; every other reporter writes `report.<ext>` into the run folder. */
+export async function writeReports(
+  view: ExperimentView,
+  reporters: ResolvedReporter[],
+  runDir: string,
+  scrub: (t: string) => string,
+): Promise<void> {
+  const { join } = await import('node:path');
+  for (const r of reporters) {
+    if (r.name === 'console') {
+      process.stdout.write(scrub(await r.report(view)));
+      continue;
+    }
+    const dest = join(runDir, `report.${r.extension}`);
+    await r.report(view, dest);
+  }
+}
+
+function relativeToCwd(p: string): string {
+  const cwd = `${process.cwd()}/`;
+  return p.startsWith(cwd) ? p.slice(cwd.length) : p;
+}
+
+interface Progress {
+  start(total: number, runDir: string, resumed: number): void;
+  update(done: number, failures: number): void;
+  stop(): void;
+  note(text: string): void;
+}
+
+/** A progress bar on an interactive terminal only; silent in pipes and CI. */
+async function createProgress(enabled: boolean): Promise<Progress> {
+  const tty = enabled && Boolean(process.stderr.isTTY) && !process.env.CI;
+  if (!tty) {
+    return {
+      start: () => {},
+      update: () => {},
+      stop: () => {},
+      note: (t) => process.stderr.write(`${t}\n`),
+    };
+  }
+  const { default: cliProgress } = await import('cli-progress');
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      format: ' {bar} {value}/{total} cases | {failures} not passed | ETA {eta_formatted}',
+      hideCursor: true,
+      clearOnComplete: true,
+      etaBuffer: 50,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    start(total, runDir, resumed) {
+      process.stderr.write(
+        `running ${total} case run${total === 1 ? '' : 's'}${resumed ? ` (${resumed} already done)` : ''} → ${relativeToCwd(runDir)}\n`,
+      );
+      bar.start(total, 0, { failures: 0 });
+      started = true;
+    },
+    update(done, failures) {
+      if (started) bar.update(done, { failures });
+    },
+    stop() {
+      if (started) bar.stop();
+      started = false;
+    },
+    note(text) {
+      if (started) bar.stop();
+      started = false;
+      process.stderr.write(`${text}\n`);
+    },
+  };
+}
+
+/** First Ctrl+C: stop scheduling and abort in-flight cases (a valid partial run is written). Second: exit now. */
+function onSigint(controller: AbortController, progress: Progress): () => void {
+  let count = 0;
+  const handler = () => {
+    count++;
+    if (count === 1) {
+      progress.note('interrupting: finishing up and writing a partial run (Ctrl+C again to quit immediately)');
+      controller.abort();
+    } else process.exit(130);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
