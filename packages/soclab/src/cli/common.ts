@@ -1,0 +1,53 @@
+/**
+ * Helpers shared by soclab CLI commands. Keep this file free of heavy imports (every command imports it).
+ */
+import Table from 'cli-table3';
+import pc from 'picocolors';
+import { DEFAULT_CANARY_PATTERNS, redact, redactText } from '../control/redaction.js';
+
+/** Exit codes: 0 ok, 1 gate/evaluation failure, 2 usage or validation error, 3 runtime error. */
+export const EXIT = { ok: 0, gate: 1, usage: 2, runtime: 3 } as const;
+
+/** An error that ends the command with a specific exit code and a plain message (no stack). */
+export class CliError extends Error {
+  override name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.usage,
+  ) {
+    super(message);
+  }
+}
+
+const colour = (): boolean => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+
+/** picocolors when stdout is a terminal, plain text otherwise. */
+export const c = {
+  bold: (s: string) => (colour() ? pc.bold(s) : s),
+  dim: (s: string) => (colour() ? pc.dim(s) : s),
+  red: (s: string) => (colour() ? pc.red(s) : s),
+  green: (s: string) => (colour() ? pc.green(s) : s),
+  yellow: (s: string) => (colour() ? pc.yellow(s) : s),
+};
+
+/** A table that only uses colour on a terminal. */
+export function table(head: string[]): Table.Table {
+  return new Table({ head, style: colour() ? { compact: true } : { head: [], border: [], compact: true } });
+}
+
+/** Everything the CLI prints about a run passes through canary redaction (secrets never reach a terminal or log). */
+export const safe = <T>(value: T): T => redact(value, DEFAULT_CANARY_PATTERNS);
+export const safeText = (text: string): string => redactText(text, DEFAULT_CANARY_PATTERNS);
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(safe(value), null, 2)}\n`);
+}
+
+/** Print an error the way every command does and return the exit code. */
+export function fail(err: unknown): number {
+  const code = err instanceof CliError ? err.exitCode : EXIT.runtime;
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`soclab: ${safeText(message)}\n`);
+  if (process.env.SOCLAB_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${safeText(err.stack)}\n`);
+  return code;
+}
