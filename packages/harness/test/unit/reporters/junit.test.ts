@@ -1,0 +1,114 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { junitReporter } from '../../../src/reporters/junit.js';
+import { experiment } from '../comparison/fixtures.js';
+
+type Props = { property: Array<{ '@_name': string; '@_value': string }> };
+interface Case {
+  '@_name': string;
+  '@_classname': string;
+  '@_time': string;
+  properties: Props;
+  failure?: { '@_message': string; '#text': string };
+  error?: { '@_message': string; '#text': string };
+  skipped?: unknown;
+  'system-out'?: string;
+}
+
+function parse(xml: string) {
+  expect(XMLValidator.validate(xml)).toBe(true);
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    isArray: (name) => ['testcase', 'property', 'testsuite'].includes(name),
+  });
+  return parser.parse(xml) as {
+    testsuites: {
+      '@_tests': string;
+      '@_failures': string;
+      '@_errors': string;
+      '@_skipped': string;
+      testsuite: Array<{ '@_tests': string; '@_failures': string; properties: Props; testcase: Case[] }>;
+    };
+  };
+}
+
+const prop = (c: { properties: Props }, name: string) =>
+  c.properties.property.find((p) => p['@_name'] === name)?.['@_value'];
+
+// Two cases x two repeats, plus an agent error and a skipped case. Case "flip" passes once and fails once.
+const run = experiment('junit-run', [
+  { id: 'ok', repeat: 0, passed: true },
+  { id: 'ok', repeat: 1, passed: true },
+  {
+    id: 'flip',
+    repeat: 0,
+    passed: false,
+    output: 'bad <answer> & "stuff" \u0001\u0008 with control chars \ud800',
+    evaluations: [
+      { evaluator: 'contains', score: 0, passed: false, explanation: "expected 'Refund of $49.99' in output" },
+      { evaluator: 'tool_usage', score: 0.5, passed: false, explanation: 'missing call: refund' },
+      { evaluator: 'length', score: 1, passed: true },
+    ],
+  },
+  { id: 'flip', repeat: 1, passed: true },
+  { id: 'boom', status: 'error' },
+  { id: 'later', status: 'skipped' },
+]);
+run.results[4].output.error = 'connection refused\nat socket';
+
+describe('junit reporter', () => {
+  it('parses as XML with one testcase per case x repeat and the right counts', async () => {
+    const xml = await junitReporter.create({} as never).report(run);
+    const doc = parse(xml);
+    expect(doc.testsuites).toMatchObject({ '@_tests': '6', '@_failures': '1', '@_errors': '1', '@_skipped': '1' });
+    const suite = doc.testsuites.testsuite[0];
+    expect(suite.testcase).toHaveLength(6);
+    expect(suite['@_tests']).toBe('6');
+    expect(prop(suite, 'experiment.id')).toBe('junit-run');
+    expect(suite.testcase.map((c) => c['@_name'])).toEqual([
+      'case ok [repeat 0]',
+      'case ok [repeat 1]',
+      'case flip [repeat 0]',
+      'case flip [repeat 1]',
+      'case boom [repeat 0]',
+      'case later [repeat 0]',
+    ]);
+    expect(suite.testcase.filter((c) => c.failure)).toHaveLength(1);
+    expect(suite.testcase.filter((c) => c.error)).toHaveLength(1);
+    expect(suite.testcase.filter((c) => c.skipped !== undefined)).toHaveLength(1);
+  });
+
+  it('carries evaluator scores as properties and every failing explanation in the failure', async () => {
+    const doc = parse(await junitReporter.create({} as never).report(run));
+    const flip = doc.testsuites.testsuite[0].testcase[2];
+    expect(flip['@_classname']).toBe('demo-suite.flip');
+    expect(prop(flip, 'evaluator.contains.score')).toBe('0');
+    expect(prop(flip, 'evaluator.tool_usage.score')).toBe('0.5');
+    expect(prop(flip, 'evaluator.length.passed')).toBe('true');
+    expect(prop(flip, 'flaky')).toBe('true');
+    expect(flip.failure?.['@_message']).toBe("contains: expected 'Refund of $49.99' in output");
+    expect(flip.failure?.['#text']).toContain("[contains] score 0.000: expected 'Refund of $49.99' in output");
+    expect(flip.failure?.['#text']).toContain('[tool_usage] score 0.500: missing call: refund');
+    expect(flip.failure?.['#text']).not.toContain('[length]');
+    // Characters XML 1.0 cannot hold are replaced, markup characters escaped.
+    expect(flip['system-out']).toBe('bad <answer> & "stuff" \ufffd\ufffd with control chars \ufffd');
+    const ok = doc.testsuites.testsuite[0].testcase[0];
+    expect(prop(ok, 'flaky')).toBeUndefined();
+    const boom = doc.testsuites.testsuite[0].testcase[4];
+    expect(boom.error?.['@_message']).toBe('connection refused');
+    expect(boom.error?.['#text']).toBe('connection refused\nat socket');
+  });
+
+  it('names cases without a repeat suffix when nothing repeats, and writes the file', async () => {
+    const single = experiment('one', [{ id: 'a', passed: true }]);
+    const dest = join(mkdtempSync(join(tmpdir(), 'aeh-junit-')), 'a', 'junit.xml');
+    const xml = await junitReporter.create({ include_output: false } as never).report(single, dest);
+    expect(readFileSync(dest, 'utf8')).toBe(xml);
+    const c = parse(xml).testsuites.testsuite[0].testcase[0];
+    expect(c['@_name']).toBe('case a');
+    expect(c['system-out']).toBeUndefined();
+  });
+});
