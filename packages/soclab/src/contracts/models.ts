@@ -338,7 +338,6 @@ export type RunLimits = z.infer<typeof RunLimits>;
 export const DEFAULT_APPROVED_MODELS: readonly ApprovedModel[] = Object.freeze([
   Object.freeze(['mock', 'mock-investigator-v1'] as const),
 ]);
-export const DEFAULT_CANARY_PATTERNS: readonly string[] = Object.freeze(['CANARY-SECRET-*']);
 
 export const GatewayConfig = strictModel({
   incident_id: NonEmpty,
