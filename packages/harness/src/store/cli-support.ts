@@ -3,7 +3,10 @@
  * `--store`/`--runs-dir`, exit codes, tables that stay plain in pipes, and small formatters.
  */
 import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { CliError, EXIT } from '../cli/common.js';
 import type { RunStore } from './run-store.js';
+
+export { CliError, EXIT };
 
 export interface StoreCliOptions {
   store?: string | undefined;
@@ -12,52 +15,34 @@ export interface StoreCliOptions {
   sync?: boolean | undefined;
 }
 
-/** An error with the CLI exit code it maps to (2 usage/validation, 3 runtime). */
-export class CliError extends Error {
-  override name = 'CliError';
-  constructor(
-    message: string,
-    readonly exitCode: 1 | 2 | 3,
-  ) {
-    super(message);
-  }
-}
-
 /** Open the store, bring it up to date with the runs folder, run `fn`, and always close it. */
 export async function withStore<T>(options: StoreCliOptions, fn: (store: RunStore) => Promise<T>): Promise<T> {
   const { openStore } = await import('./run-store.js');
-  const store = await openStore({ store: options.store, runsDir: options.runsDir });
+  let store: RunStore;
+  try {
+    store = await openStore({ store: options.store, runsDir: options.runsDir });
+  } catch (err) {
+    throw new CliError((err as Error).message, EXIT.runtime);
+  }
   try {
     if (options.sync !== false) {
       const sync = await store.syncIndex(options.runsDir ?? 'runs');
       for (const e of sync.errors) process.stderr.write(`harness: warning: cannot index ${e.location}: ${e.message}\n`);
     }
     return await fn(store);
+  } catch (err) {
+    throw await asCliError(err);
   } finally {
     await store.close();
   }
 }
 
-/** Print an error and set the exit code: lookup/usage errors 2, everything else 3. */
-export async function reportCliError(err: unknown): Promise<void> {
+/** Unknown or ambiguous run references are usage errors (exit 2); the rest keep their meaning. */
+export async function asCliError(err: unknown): Promise<unknown> {
   const { RunLookupError } = await import('./queries.js');
   const { RunNotFoundError } = await import('./indexer.js');
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`harness: error: ${message}\n`);
-  if (err instanceof CliError) process.exitCode = err.exitCode;
-  else if (err instanceof RunLookupError || err instanceof RunNotFoundError) process.exitCode = 2;
-  else process.exitCode = 3;
-}
-
-/** Wrap a command action so errors become a message and an exit code, never a stack trace. */
-export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
-  return async (...args: A) => {
-    try {
-      await fn(...args);
-    } catch (err) {
-      await reportCliError(err);
-    }
-  };
+  if (err instanceof RunLookupError || err instanceof RunNotFoundError) return new CliError(err.message, EXIT.usage);
+  return err;
 }
 
 /** Commander argument parser for positive integers (`--limit 20`). */

@@ -1,5 +1,5 @@
 import type { CaseStatus, TestCaseResult } from '../core/result.js';
-import type { ExperimentHeader } from './run-files.js';
+import type { ExperimentHeader } from '../reporters/base.js';
 
 /** A metric as the index stores it. */
 export interface StoredMetric {

@@ -1,12 +1,12 @@
-import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { action, printJson } from '../../store/cli-support.js';
+import type { Command } from '@commander-js/extra-typings';
+import { printJson } from '../../store/cli-support.js';
 
 const STORE_HELP =
   'run index: postgres://... or a SQLite file (default: HARNESS_STORE_URL, else <runs-dir>/index.sqlite)';
 
 /** `harness index rebuild|add`: maintain the run index derived from run folders. */
-export function indexCommand(): CommandUnknownOpts {
-  const index = new Command('index').description('maintain the run index (rebuilt from run folders at any time)');
+export function register(program: Command): void {
+  const index = program.command('index').description('maintain the run index (rebuilt from run folders at any time)');
 
   index
     .command('rebuild')
@@ -15,24 +15,22 @@ export function indexCommand(): CommandUnknownOpts {
     .option('--json', 'print JSON')
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders', 'runs')
-    .action(
-      action(async (opts) => {
-        const { withStore } = await import('../../store/cli-support.js');
-        await withStore({ ...opts, sync: false }, async (store) => {
-          const out = await store.rebuildIndex(opts.runsDir, { all: opts.all });
-          if (opts.json) printJson(out);
-          else {
-            const results = out.indexed.reduce((s, r) => s + r.results, 0);
-            const malformed = out.indexed.reduce((s, r) => s + r.malformed, 0);
-            process.stdout.write(
-              `indexed ${out.indexed.length} runs (${results} results) from ${opts.runsDir} into ${store.target.display}${malformed ? `; skipped ${malformed} malformed journal lines` : ''}\n`,
-            );
-            for (const e of out.errors) process.stderr.write(`harness: warning: ${e.location}: ${e.message}\n`);
-          }
-          if (out.errors.length > 0) process.exitCode = 3;
-        });
-      }),
-    );
+    .action(async (opts) => {
+      const { withStore } = await import('../../store/cli-support.js');
+      await withStore({ ...opts, sync: false }, async (store) => {
+        const out = await store.rebuildIndex(opts.runsDir, { all: opts.all });
+        if (opts.json) printJson(out);
+        else {
+          const results = out.indexed.reduce((s, r) => s + r.results, 0);
+          const malformed = out.indexed.reduce((s, r) => s + r.malformed, 0);
+          process.stdout.write(
+            `indexed ${out.indexed.length} runs (${results} results) from ${opts.runsDir} into ${store.target.display}${malformed ? `; skipped ${malformed} malformed journal lines` : ''}\n`,
+          );
+          for (const e of out.errors) process.stderr.write(`harness: warning: ${e.location}: ${e.message}\n`);
+        }
+        if (out.errors.length > 0) process.exitCode = 3;
+      });
+    });
 
   index
     .command('add')
@@ -40,18 +38,15 @@ export function indexCommand(): CommandUnknownOpts {
     .argument('<paths...>', 'run folders, journal.jsonl or experiment JSON files')
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders', 'runs')
-    .action(
-      action(async (paths, opts) => {
-        const { withStore } = await import('../../store/cli-support.js');
-        await withStore({ ...opts, sync: false }, async (store) => {
-          for (const p of paths) {
-            const r = await store.indexRun(p);
-            process.stdout.write(
-              `${r.id}: ${r.unchanged ? 'already indexed' : `${r.results} results indexed${r.incremental ? ' (new tail)' : ''}`} (${r.state})\n`,
-            );
-          }
-        });
-      }),
-    );
-  return index;
+    .action(async (paths, opts) => {
+      const { withStore } = await import('../../store/cli-support.js');
+      await withStore({ ...opts, sync: false }, async (store) => {
+        for (const p of paths) {
+          const r = await store.indexRun(p);
+          process.stdout.write(
+            `${r.id}: ${r.unchanged ? 'already indexed' : `${r.results} results indexed${r.incremental ? ' (new tail)' : ''}`} (${r.state})\n`,
+          );
+        }
+      });
+    });
 }

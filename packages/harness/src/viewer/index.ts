@@ -1,0 +1,2 @@
+export * from './live.js';
+export * from './server.js';

@@ -1,0 +1,342 @@
+import { existsSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { ExperimentComparison } from '../comparison/models.js';
+import type { CaseStatus } from '../core/result.js';
+import { RunLookupError } from '../store/queries.js';
+import type { RunStore } from '../store/run-store.js';
+import type { CaseChange, CaseDelta, CaseDeltaCounts, Page, RunSummary } from '../store/types.js';
+import { type LiveEvent, LiveIndexer } from './live.js';
+
+export interface ViewerOptions {
+  store: RunStore;
+  /** Folder of run folders, watched for new and growing runs. */
+  runsDir: string;
+  /** Runs outside runsDir (already indexed) to keep up to date. */
+  runs?: readonly string[];
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 7600; 0 picks a free port. */
+  port?: number;
+  /** Folder of the built web app (default: the package's dist/web). */
+  webRoot?: string;
+  /** Poll journals for live updates (default true). */
+  watch?: boolean;
+  pollIntervalMs?: number;
+}
+
+export interface Viewer {
+  readonly app: FastifyInstance;
+  readonly url: string;
+  /** True when the web bundle was found (the API works either way). */
+  readonly hasWebApp: boolean;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_VIEWER_PORT = 7600;
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/** Where the built SPA lives: next to the compiled server (dist/viewer -> dist/web), or the package's dist when run from source. */
+export function findWebRoot(): string | null {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [join(here, '..', 'web'), join(here, '..', '..', 'dist', 'web')]) {
+    if (existsSync(join(candidate, 'index.html'))) return candidate;
+  }
+  return null;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  throw new HttpError(400, `${where}.${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+}
+
+const intParam = (dflt: number, max: number) => z.coerce.number().int().min(0).max(max).default(dflt);
+/** `a,b,c` in a query string as a list of enum values. */
+function listOf<const V extends readonly [string, ...string[]]>(values: V) {
+  return z
+    .string()
+    .optional()
+    .transform((s) => (s ? s.split(',').filter(Boolean) : undefined))
+    .pipe(z.array(z.enum(values)).optional());
+}
+
+const RunsQuery = z.object({
+  suite: z.string().optional(),
+  state: z.string().optional(),
+  offset: intParam(0, 1e9),
+  limit: intParam(50, 1000),
+});
+const CasesQuery = z.object({
+  status: listOf(['passed', 'failed', 'error', 'skipped'] as const satisfies readonly CaseStatus[]),
+  tag: z.string().optional(),
+  evaluator: z.string().optional(),
+  evaluator_passed: z.enum(['true', 'false']).optional(),
+  q: z.string().max(200).optional(),
+  sort: z.enum(['seq', 'score', '-score', 'duration', '-duration', 'test_id']).optional(),
+  offset: intParam(0, 1e9),
+  limit: intParam(50, 500),
+});
+const CASE_CHANGES = [
+  'regressed',
+  'fixed',
+  'still_failing',
+  'still_passing',
+  'only_baseline',
+  'only_candidate',
+] as const;
+const CompareQuery = z.object({ baseline: z.string().min(1), candidate: z.string().min(1) });
+const CompareCasesQuery = CompareQuery.extend({
+  change: listOf(CASE_CHANGES),
+  q: z.string().max(200).optional(),
+  offset: intParam(0, 1e9),
+  limit: intParam(50, 500),
+});
+const HistoryQuery = z.object({
+  metric: z.string().default('success_rate'),
+  limit: intParam(50, 10_000),
+  agent: z.string().optional(),
+});
+const FlakyQuery = z.object({ window: intParam(20, 1000), min_runs: intParam(3, 1000), agent: z.string().optional() });
+
+/** The comparison page's payload: both runs, the comparator's statistics and per-case counts. */
+export interface ComparePayload {
+  baseline: RunSummary;
+  candidate: RunSummary;
+  comparison: ExperimentComparison | null;
+  comparison_error: string | null;
+  counts: CaseDeltaCounts;
+}
+
+/**
+ * Start the local viewer: a JSON API over the run index (server-side paging and filtering), the built
+ * React app, and server-sent events while runs are in progress. Binds 127.0.0.1 unless told otherwise.
+ *
+ * @example
+ * const viewer = await startViewer({ store: await openStore(), runsDir: 'runs', port: 0 });
+ * console.log(viewer.url);
+ */
+export async function startViewer(options: ViewerOptions): Promise<Viewer> {
+  const { store } = options;
+  const host = options.host ?? '127.0.0.1';
+  const webRoot = options.webRoot ?? findWebRoot();
+  const app = Fastify({ logger: false, maxParamLength: 1000 });
+  const sse = new Set<ServerResponse>();
+  const loopbackOnly = LOOPBACK.has(host);
+
+  // DNS-rebinding guard: a loopback viewer answers only requests addressed to a loopback name.
+  app.addHook('onRequest', async (req, reply) => {
+    if (!loopbackOnly) return;
+    const hostname = (req.headers.host ?? '').replace(/:\d+$/, '');
+    if (!LOOPBACK.has(hostname)) {
+      reply.code(403).send({ error: `host '${hostname}' not allowed; the viewer answers on 127.0.0.1/localhost only` });
+    }
+  });
+  app.addHook('onSend', async (_req, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header(
+      'content-security-policy',
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
+    );
+    return payload;
+  });
+  app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
+    if (err instanceof HttpError) return reply.code(err.statusCode).send({ error: err.message });
+    if (err instanceof RunLookupError) {
+      return reply.code(404).send({ error: err.message, candidates: err.candidates });
+    }
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    return reply.code(status).send({ error: status === 500 ? `internal error: ${err.message}` : err.message });
+  });
+
+  app.get('/api/health', async () => ({ ok: true, store: store.target.display.replace(/^sqlite:.*/, 'sqlite') }));
+
+  app.get('/api/runs', async (req) => {
+    const q = parse(RunsQuery, req.query, 'query');
+    return store.listRuns(q);
+  });
+
+  app.get<{ Params: { id: string } }>('/api/runs/:id', async (req) => store.getRun(req.params.id));
+
+  app.get<{ Params: { id: string } }>('/api/runs/:id/cases', async (req) => {
+    const q = parse(CasesQuery, req.query, 'query');
+    const id = await store.resolveRunId(req.params.id);
+    return store.listCases(id, {
+      status: q.status,
+      tag: q.tag,
+      evaluator: q.evaluator,
+      evaluatorPassed: q.evaluator_passed === undefined ? undefined : q.evaluator_passed === 'true',
+      q: q.q,
+      sort: q.sort,
+      offset: q.offset,
+      limit: q.limit,
+    });
+  });
+
+  app.get<{ Params: { id: string; testId: string; repeat: string } }>(
+    '/api/runs/:id/cases/:testId/:repeat',
+    async (req) => {
+      const id = await store.resolveRunId(req.params.id);
+      const repeat = parse(z.coerce.number().int().min(0), req.params.repeat, 'params.repeat');
+      const result = await store.getCase(id, req.params.testId, repeat);
+      if (!result) throw new HttpError(404, `run ${id} has no case '${req.params.testId}' repeat ${repeat}`);
+      return result;
+    },
+  );
+
+  app.get('/api/suites', async () => store.listSuites());
+
+  app.get<{ Params: { suite: string } }>('/api/suites/:suite/history', async (req) => {
+    const q = parse(HistoryQuery, req.query, 'query');
+    return store.metricHistory(req.params.suite, q.metric, { limit: q.limit, agent: q.agent });
+  });
+
+  app.get<{ Params: { suite: string } }>('/api/suites/:suite/flaky', async (req) => {
+    const q = parse(FlakyQuery, req.query, 'query');
+    const { quarantineOfLatest } = await import('../store/suite-ref.js');
+    const quarantine = await quarantineOfLatest(store, req.params.suite);
+    return store.flakyCases(req.params.suite, {
+      window: q.window,
+      minRuns: Math.max(2, q.min_runs),
+      agent: q.agent,
+      quarantine,
+    });
+  });
+
+  // Comparisons read both runs in full; keep the last few, keyed by what was indexed.
+  const compareCache = new Map<string, Promise<{ payload: ComparePayload; deltas: CaseDelta[] }>>();
+  const compareRuns = async (baselineRef: string, candidateRef: string) => {
+    const [a, b] = await Promise.all([store.getRun(baselineRef), store.getRun(candidateRef)]);
+    const key = JSON.stringify([a.id, a.total, a.state, b.id, b.total, b.state]);
+    let entry = compareCache.get(key);
+    if (!entry) {
+      entry = (async () => {
+        const { counts, deltas } = await store.caseDeltas(a.id, b.id);
+        let comparison: ExperimentComparison | null = null;
+        let comparisonError: string | null = null;
+        try {
+          const { ExperimentComparator } = await import('../comparison/comparator.js');
+          comparison = await ExperimentComparator.compare(await store.runView(a.id), await store.runView(b.id));
+        } catch (err) {
+          comparisonError = err instanceof Error ? err.message : String(err);
+        }
+        const strip = ({ header: _h, evaluators: _e, tags: _t, ...summary }: typeof a): RunSummary => summary;
+        return {
+          payload: { baseline: strip(a), candidate: strip(b), comparison, comparison_error: comparisonError, counts },
+          deltas,
+        };
+      })();
+      entry.catch(() => compareCache.delete(key));
+      compareCache.set(key, entry);
+      while (compareCache.size > 6) compareCache.delete(compareCache.keys().next().value as string);
+    }
+    return entry;
+  };
+
+  app.get('/api/compare', async (req) => {
+    const q = parse(CompareQuery, req.query, 'query');
+    return (await compareRuns(q.baseline, q.candidate)).payload;
+  });
+
+  app.get('/api/compare/cases', async (req): Promise<Page<CaseDelta>> => {
+    const q = parse(CompareCasesQuery, req.query, 'query');
+    const { deltas } = await compareRuns(q.baseline, q.candidate);
+    const changes = q.change ? new Set<CaseChange>(q.change) : null;
+    const needle = q.q?.toLowerCase();
+    const filtered = deltas.filter(
+      (d) =>
+        (!changes || changes.has(d.change)) &&
+        (!needle || d.test_id.toLowerCase().includes(needle) || d.test_name.toLowerCase().includes(needle)),
+    );
+    return {
+      total: filtered.length,
+      offset: q.offset,
+      limit: q.limit,
+      items: filtered.slice(q.offset, q.offset + q.limit),
+    };
+  });
+
+  app.get('/api/events', (req, reply: FastifyReply) => {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-content-type-options': 'nosniff',
+    });
+    res.write('retry: 2000\n\n');
+    sse.add(res);
+    req.raw.on('close', () => sse.delete(res));
+  });
+  const broadcast = (event: LiveEvent) => {
+    const data = `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    for (const res of sse) res.write(data);
+  };
+  const heartbeat = setInterval(() => {
+    for (const res of sse) res.write(': keep-alive\n\n');
+  }, 15_000);
+  heartbeat.unref();
+
+  if (webRoot) {
+    await app.register(fastifyStatic, { root: webRoot, prefix: '/', wildcard: false, index: 'index.html' });
+  }
+  app.setNotFoundHandler((req, reply) => {
+    if (req.url.startsWith('/api/'))
+      return reply.code(404).send({ error: `no such endpoint: ${req.method} ${req.url.split('?')[0]}` });
+    if (webRoot && req.method === 'GET') return reply.sendFile('index.html');
+    return reply
+      .code(webRoot ? 404 : 503)
+      .type('text/plain')
+      .send(
+        webRoot
+          ? 'not found'
+          : 'The viewer web app is not built. Run `npm run build` (it builds packages/harness/web into dist/web); the JSON API under /api works meanwhile.\n',
+      );
+  });
+
+  const live =
+    options.watch === false
+      ? null
+      : new LiveIndexer({
+          store,
+          runsDir: options.runsDir,
+          extra: options.runs,
+          intervalMs: options.pollIntervalMs,
+          onEvent: broadcast,
+        });
+
+  app.addHook('preClose', async () => {
+    clearInterval(heartbeat);
+    await live?.stop();
+    for (const res of sse) res.end();
+    sse.clear();
+  });
+
+  await app.listen({ host, port: options.port ?? DEFAULT_VIEWER_PORT });
+  await live?.start();
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    app,
+    url: `http://${shownHost}:${port}/`,
+    hasWebApp: webRoot !== null,
+    close: () => app.close(),
+  };
+}
