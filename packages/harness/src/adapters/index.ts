@@ -2,5 +2,7 @@
 export * from './base.js';
 export * from './echo.js';
 export * from './http.js';
+export * from './mcp.js';
 export * from './mock.js';
 export * from './module.js';
+export * from './subprocess.js';
