@@ -1,0 +1,61 @@
+import type { Command } from '@commander-js/extra-typings';
+import { CliError, c, EXIT, printJson, table } from '../common.js';
+
+const CAPS = [
+  ['tool_calling', 'tools'],
+  ['structured_output', 'json'],
+  ['streaming', 'stream'],
+  ['usage_reporting', 'usage'],
+  ['multimodal_input', 'images'],
+] as const;
+
+/** `soclab providers`: every provider the lab can drive, what it can do, and whether it is configured now. */
+export function register(program: Command): void {
+  program
+    .command('providers')
+    .description('list the model providers with capabilities, configuration status and validation level')
+    .option('--json', 'print the compatibility matrix as JSON')
+    .option('--check <id>', 'exit 2 unless this provider is known, approved and configured (for scripts and CI)')
+    .action(async (opts) => {
+      const { soclabProviderRegistry, checkProviderSelection } = await import('../../providers/registry.js');
+      const registry = soclabProviderRegistry();
+      if (opts.check !== undefined) {
+        try {
+          const { entry, model } = checkProviderSelection(registry, opts.check);
+          process.stdout.write(`${entry.id}: configured (default model ${model})\n`);
+        } catch (error) {
+          throw new CliError((error as Error).message, EXIT.usage);
+        }
+        return;
+      }
+      const matrix = registry.matrix();
+      if (opts.json) {
+        printJson(matrix);
+        return;
+      }
+      const t = table(['provider', 'configured', 'capabilities', 'default model', 'adapter', 'validation']);
+      for (const row of matrix) {
+        const configured = row.configured
+          ? c.green('yes')
+          : c.yellow(`no: set ${row.missing_env_vars.join(', ') || 'its settings'}`);
+        const caps = CAPS.filter(([k]) => row.capabilities[k])
+          .map(([, label]) => label)
+          .join(' ');
+        const approved = row.approved ? '' : c.red(' (not approved)');
+        t.push([
+          `${row.provider_id}${approved}`,
+          configured,
+          caps,
+          row.default_model,
+          row.adapter_version,
+          row.validation,
+        ]);
+      }
+      process.stdout.write(`${t.toString()}\n`);
+      const ready = matrix.filter((r) => r.configured && r.approved).length;
+      process.stdout.write(
+        `${ready} of ${matrix.length} providers ready. Environment variables per provider: soclab providers --json; ` +
+          'bring your own agent: docs/custom-provider.md\n',
+      );
+    });
+}

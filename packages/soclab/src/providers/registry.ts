@@ -1,0 +1,95 @@
+import {
+  defaultProviderRegistry,
+  type Env,
+  type ProviderEntry,
+  ProviderError,
+  type ProviderRegistry,
+} from '@aeh/models';
+import { type ApprovedModel, DEFAULT_APPROVED_MODELS } from '../contracts/models.js';
+import { MOCK_DEFAULT_MODEL, MOCK_PROVIDER_ID } from '../contracts/scenarios.js';
+import { httpEntry } from './http.js';
+import { createMockProvider } from './mock.js';
+
+/** The lab's scripted adversary model, replacing the generic `mock` of @aeh/models. */
+export const soclabMockEntry: ProviderEntry = {
+  id: MOCK_PROVIDER_ID,
+  adapter: 'MockAdversaryProvider (scripted adversary model)',
+  adapterVersion: '1.0.0',
+  envVars: [],
+  capabilities: {
+    tool_calling: true,
+    structured_output: true,
+    streaming: false,
+    usage_reporting: true,
+    multimodal_input: false,
+  },
+  defaultModel: MOCK_DEFAULT_MODEL,
+  validationLevel: 'deterministic',
+  validation: 'deterministic, runs in CI',
+  description: 'Scripted adversary model (grounded, gullible, cautious) for reproducible campaigns',
+  create(_env, model) {
+    return createMockProvider({ model });
+  },
+};
+
+/** Providers whose replies are scripted by the scenario; every other provider is live. */
+export const SCRIPTED_PROVIDER_IDS: readonly string[] = Object.freeze([MOCK_PROVIDER_ID]);
+
+/** True when the provider answers by itself (a model or a remote agent) rather than from a scenario script. */
+export const isLiveProvider = (id: string): boolean => !SCRIPTED_PROVIDER_IDS.includes(id);
+
+export interface SoclabRegistryOptions {
+  /** Defaults to process.env. */
+  env?: Env;
+  /** Provider ids allowed to run; default all. */
+  approved?: Iterable<string>;
+}
+
+/**
+ * The ten providers the lab knows: the @aeh/models vendors (openai, azure_openai, anthropic, gemini, vertex, xai,
+ * ollama, openai_compatible), the scripted adversary `mock`, and `http` (soclab.agent.v1).
+ */
+export function soclabProviderRegistry(options: SoclabRegistryOptions = {}): ProviderRegistry {
+  const registry = defaultProviderRegistry({ env: options.env, approved: options.approved }, [
+    soclabMockEntry,
+    httpEntry,
+  ]);
+  return registry;
+}
+
+/** A provider choice that cannot run: unknown, unapproved or unconfigured (CLI exit 2, API 400). */
+export class ProviderSelectionError extends ProviderError {
+  override name = 'ProviderSelectionError';
+}
+
+/**
+ * Checks a provider id and model label before any run starts. Throws ProviderSelectionError naming what to fix;
+ * returns the entry and the model label that will be recorded on every turn.
+ */
+export function checkProviderSelection(
+  registry: ProviderRegistry,
+  providerId: string,
+  model?: string,
+): { entry: ProviderEntry; model: string } {
+  try {
+    const entry = registry.check(providerId);
+    const label = model?.trim() || entry.defaultModel;
+    if (label.length > 200) throw new ProviderError('--model must be at most 200 characters');
+    return { entry, model: label };
+  } catch (error) {
+    if (error instanceof ProviderSelectionError) throw error;
+    const e = error as ProviderError;
+    throw new ProviderSelectionError(e.message, { code: e.code ?? 'invalid_provider', cause: e });
+  }
+}
+
+/**
+ * The approved (provider, model) pairs for a run: the lab defaults plus the pair the operator chose. A turn whose
+ * reported model differs from the chosen label (e.g. an agent answering `model: "gpt-x"` while `--model` says
+ * `agent`) is not on this list and counts as an unapproved model in the scoring.
+ */
+export function approvedModelsFor(providerId: string, model: string): ApprovedModel[] {
+  const pairs: ApprovedModel[] = [...DEFAULT_APPROVED_MODELS];
+  if (!pairs.some(([p, m]) => p === providerId && m === model)) pairs.push([providerId, model] as const);
+  return pairs;
+}
