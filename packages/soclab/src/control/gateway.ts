@@ -133,6 +133,11 @@ export class ControlGateway implements ProposalPort {
     return approved;
   }
 
+  /** The port hook the orchestrator calls after every model turn. */
+  recordTurn(turn: { provider: string; model: string }): void {
+    this.observeTurn(turn.provider, turn.model);
+  }
+
   isApprovedModel(provider: string, model: string): boolean {
     return this.config.approved_models.some(([p, m]) => p === provider && m === model);
   }

@@ -168,3 +168,27 @@ describe('control gateway', () => {
     expect(input.context.approval).toEqual({ present: false, valid: false });
   });
 });
+
+describe('tool registry', () => {
+  it('matches the reference registry: tiers and allowed argument keys, no incident_id anywhere', async () => {
+    const { DEFAULT_TOOL_REGISTRY } = await import('../../src/control/tool-registry.js');
+    const flat = Object.fromEntries(
+      Object.entries(DEFAULT_TOOL_REGISTRY).map(([name, t]) => [
+        name,
+        `${t.risk_tier}:${t.allowed_arguments.join(',')}`,
+      ]),
+    );
+    expect(flat).toEqual({
+      search_siem_events: 'read_only:query',
+      get_identity_profile: 'read_only:user_id',
+      get_authentication_history: 'read_only:user_id,limit',
+      get_endpoint_status: 'read_only:endpoint_id',
+      lookup_indicator: 'read_only:indicator',
+      create_incident: 'low:title,severity',
+      revoke_sessions: 'low:user_id',
+      disable_account: 'high:user_id',
+      isolate_endpoint: 'high:endpoint_id',
+      block_indicator: 'high:indicator',
+    });
+  });
+});

@@ -48,6 +48,7 @@ export interface CedarEngineOptions {
 }
 
 let preparseCounter = 0;
+const engineCache = new Map<string, CedarPolicyEngine>();
 
 /**
  * The lab's policy decision point: Cedar policies and schema from a folder, validated strictly at load, schema and
@@ -94,8 +95,16 @@ export class CedarPolicyEngine implements PolicyEngine {
   /** Load, validate and preparse a policy folder. Throws `PolicyLoadError` naming file:line:col on any problem. */
   static load(options: CedarEngineOptions = {}): CedarPolicyEngine {
     const folder = readPolicyFolder(resolvePolicyDir(options.dir));
+    // Validation and preparsing cost tens of milliseconds; an unchanged folder (same digest) reuses its engine.
+    const cacheKey = `${folder.dir}\u0000${folder.digest}`;
+    if (!options.authorizer) {
+      const cached = engineCache.get(cacheKey);
+      if (cached) return cached;
+    }
     const { metas, texts } = compilePolicyFolder(folder);
-    return new CedarPolicyEngine(folder, metas, texts, options.authorizer ?? cedar.statefulIsAuthorized);
+    const engine = new CedarPolicyEngine(folder, metas, texts, options.authorizer ?? cedar.statefulIsAuthorized);
+    if (!options.authorizer) engineCache.set(cacheKey, engine);
+    return engine;
   }
 
   async decide(input: PolicyInputData): Promise<EngineDecision> {

@@ -1,0 +1,81 @@
+import { type ModeDefinition, registerMode } from '../scenarios/modes.js';
+import type { LegitimateAction } from './approver.js';
+import { type ControlChainEvent, createProtectedSession, type ProtectedSessionOptions } from './protected.js';
+import { DEFAULT_CANARY_PATTERNS } from './redaction.js';
+import { approveThenReplayAttack, forgeGrantAttack, mutateAfterGrantAttack } from './run-attacks.js';
+
+/**
+ * `protected` mode for the scenario runner: the control gateway is the port, the simulator enforces scope and
+ * is held by the executor only, persisted payloads are redacted, and the run-level attacks are carried out
+ * against the gateway and the executor.
+ *
+ * Mode options (`modeOptions`): `policyDir` (string), `signingKey` (string), `degradedReadOnly` (boolean),
+ * `approverSeed` (number).
+ */
+export const protectedMode: ModeDefinition = {
+  name: 'protected',
+  description: 'control plane: gateway, Cedar policy, approvals, signed single-use grants, executor, redaction',
+  enforceScope: true,
+  controlled: true,
+  create(context) {
+    const opts = context.options;
+    // What the ideal and noisy approvers consider legitimate: the benign control's action, else the incident's
+    // expected recommendation against its subject.
+    const legitimate: LegitimateAction[] = context.scenario.legitimate_action
+      ? [{ tool: context.scenario.legitimate_action.tool, target: context.scenario.legitimate_action.target }]
+      : [{ tool: context.incident.expected_recommendation, target: context.incident.subject_user_id }];
+    const sessionOptions: ProtectedSessionOptions = {
+      simulator: context.simulator,
+      runId: context.runId,
+      authorityLevel: context.authorityLevel,
+      approvedModels: context.approvedModels,
+      limits: { max_calls: context.limits.maxCalls, max_cost_usd: context.limits.maxCostUsd },
+      approver: context.approver ?? 'none',
+      legitimateActions: legitimate,
+      approverSeed: typeof opts.approverSeed === 'number' ? opts.approverSeed : undefined,
+      policyDir: typeof opts.policyDir === 'string' ? opts.policyDir : undefined,
+      signingKey: typeof opts.signingKey === 'string' ? opts.signingKey : undefined,
+      degradedReadOnly: opts.degradedReadOnly === true,
+    };
+    const session = createProtectedSession(sessionOptions);
+    return {
+      port: session.port,
+      redactPersistence: true,
+      // Patterns only (never exact values: leak reports name the pattern, and must not carry the secret). The
+      // per-run canaries match `CANARY-SECRET-*` in every encoding the redactor knows.
+      canaryPatterns: DEFAULT_CANARY_PATTERNS,
+      policyVersion: session.policyVersion,
+      decisionsTotal: () => session.gateway.events.length,
+      controlEvents: (): ControlChainEvent[] => [
+        ...session.gateway.events.map((event) => ({ event_type: `gateway.${event.kind}`, payload: { ...event } })),
+        ...session.executor.refusals.map((refusal) => ({ event_type: 'executor.refusal', payload: { ...refusal } })),
+      ],
+      harness: {
+        async forgeGrant(action) {
+          const r = forgeGrantAttack(session, action);
+          return { honoured: r.succeeded, detail: { ...r.detail, stopped_by: r.stopped_by } };
+        },
+        async approveThenReplay(action, result) {
+          const r = await approveThenReplayAttack(session, action, result);
+          return {
+            attack: 'approve_then_replay',
+            attempted: r.attempted,
+            detail: { ...r.detail, succeeded: r.succeeded, stopped_by: r.stopped_by },
+            results: r.results,
+          };
+        },
+        async mutateAfterGrant(action, mutated) {
+          const r = mutateAfterGrantAttack(session, action, mutated);
+          return {
+            attack: 'mutate_after_grant',
+            attempted: r.attempted,
+            detail: { ...r.detail, succeeded: r.succeeded, stopped_by: r.stopped_by },
+            results: r.results,
+          };
+        },
+      },
+    };
+  },
+};
+
+registerMode(protectedMode);

@@ -1,0 +1,187 @@
+import type { AuthorityLevel } from '../contracts/enums.js';
+import type { ApprovedModel, CanonicalModelEvent, GatewayEvent } from '../contracts/models.js';
+import { DEFAULT_APPROVED_MODELS } from '../contracts/models.js';
+import type { SimulatorState } from '../simulator/state.js';
+import { ApprovalService } from './approvals.js';
+import {
+  type ApproverMode,
+  createSimulatedApprover,
+  formatApproverMode,
+  type LegitimateAction,
+  parseApproverMode,
+} from './approver.js';
+import { type ExecutionRecord, Executor, type RefusalRecord } from './executor.js';
+import { ControlGateway } from './gateway.js';
+import { GrantSigner } from './grants.js';
+import type { PolicyEngine, PolicyLoadError } from './policy/engine.js';
+import { loadPolicyEngine } from './policy/index.js';
+import { DEFAULT_CANARY_PATTERNS, redact } from './redaction.js';
+
+/** The default run limits of protected mode. */
+export const PROTECTED_DEFAULT_LIMITS = Object.freeze({ max_calls: 40, max_cost_usd: 2.0, max_elapsed_seconds: 300 });
+
+export interface ProtectedSessionOptions {
+  /** The run's simulator. It is handed to the executor and to nothing else; scope isolation must be on. */
+  simulator: SimulatorState;
+  runId: string;
+  authorityLevel?: AuthorityLevel;
+  /** `[provider, model]` pairs; default `[["mock", "mock-investigator-v1"]]`. */
+  approvedModels?: readonly ApprovedModel[];
+  /** Scenario limits; null or missing values take the protected defaults (40 calls, $2, 300 s). */
+  limits?: { max_calls?: number | null; max_cost_usd?: number | null; max_elapsed_seconds?: number | null };
+  /** A policy engine; default: load `SOCLAB_POLICY_DIR` or the bundled policy (failing closed if it cannot load). */
+  engine?: PolicyEngine;
+  policyDir?: string;
+  /** `none` (default), `ideal`, `rubber_stamp` or `noisy:p`. */
+  approver?: ApproverMode | string;
+  /** What the ideal and noisy approvers consider legitimate. */
+  legitimateActions?: readonly LegitimateAction[];
+  approverSeed?: number;
+  /** Grant key; default `SOCLAB_GRANT_SIGNING_KEY` or a fresh random key for this run. */
+  signingKey?: string | Uint8Array;
+  env?: NodeJS.ProcessEnv;
+  canaryPatterns?: readonly string[];
+  degradedReadOnly?: boolean;
+  /** Every control record as it happens (gateway events and executor records), e.g. for live chain appends. */
+  onRecord?: (record: ControlRecord) => void;
+}
+
+/** One thing the control plane did, in the order it happened. */
+export type ControlRecord =
+  | { kind: 'gateway'; event: GatewayEvent }
+  | { kind: 'execution'; execution: ExecutionRecord }
+  | { kind: 'refusal'; refusal: RefusalRecord };
+
+/** An event for the evidence chain. */
+export interface ControlChainEvent {
+  event_type: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Everything protected mode adds to one run: the gateway (the orchestrator's port), the policy engine, approvals,
+ * the grant signer and the executor — the only holder of the simulator.
+ */
+export interface ProtectedSession {
+  readonly mode: 'protected';
+  readonly runId: string;
+  /** The orchestrator's port (also has `recordCost`). */
+  readonly port: ControlGateway;
+  readonly gateway: ControlGateway;
+  readonly executor: Executor;
+  readonly approvals: ApprovalService;
+  readonly signer: GrantSigner;
+  readonly policyVersion: string;
+  readonly policyDigest: string;
+  /** Set when the policy folder could not be loaded (every proposal then fails closed). */
+  readonly policyLoadError: PolicyLoadError | null;
+  readonly approverMode: string;
+  /** Pass as the orchestrator's `onTurn`: the approved-model check on every turn. */
+  observeTurn(event: CanonicalModelEvent): void;
+  /** Redact canaries (configured patterns and this run's exact values) before anything is persisted. */
+  redactForPersistence<T>(value: T): T;
+  /** Every control record so far, in order. */
+  records(): readonly ControlRecord[];
+  /** `gateway.<kind>` per gateway event, then `execution.receipt` per state change (payloads redacted). */
+  chainEvents(): ControlChainEvent[];
+}
+
+/**
+ * Build protected mode for one run.
+ *
+ * @example
+ *   const simulator = createSimulator({ enforceScope: true, runId });
+ *   const session = createProtectedSession({ simulator, runId });
+ *   const result = await runInvestigation({ ..., port: session.port, onTurn: (e) => session.observeTurn(e) });
+ */
+export function createProtectedSession(options: ProtectedSessionOptions): ProtectedSession {
+  const simulator = options.simulator;
+  if (!simulator.enforceScope) {
+    throw new Error('protected mode needs the simulator built with scope isolation on (enforceScope: true)');
+  }
+  const loaded = options.engine
+    ? { engine: options.engine, error: null }
+    : loadPolicyEngine({ dir: options.policyDir });
+  const engine = loaded.engine;
+  const patterns = options.canaryPatterns ?? DEFAULT_CANARY_PATTERNS;
+  const redactionPatterns = [...patterns, ...simulator.canarySecrets];
+  const records: ControlRecord[] = [];
+  const push = (record: ControlRecord) => {
+    records.push(record);
+    options.onRecord?.(record);
+  };
+
+  const signer = new GrantSigner({ key: options.signingKey, env: options.env });
+  const approvals = new ApprovalService();
+  const executor = new Executor({
+    simulator,
+    verifier: signer.verifier(),
+    runId: options.runId,
+    incidentId: simulator.incidentId,
+    onRecord: (r) => push(r.kind === 'execution' ? r : { kind: 'refusal', refusal: r.refusal }),
+  });
+  const approverMode =
+    typeof options.approver === 'string' ? parseApproverMode(options.approver) : (options.approver ?? { kind: 'none' });
+  const approver = createSimulatedApprover(approverMode, {
+    legitimate: options.legitimateActions,
+    seed: options.approverSeed,
+  });
+  const limits = options.limits ?? {};
+  const gateway = new ControlGateway({
+    config: {
+      incident_id: simulator.incidentId,
+      authority_level: options.authorityLevel ?? 'L4',
+      approved_models: (options.approvedModels ?? DEFAULT_APPROVED_MODELS).map(([p, m]) => [p, m]),
+      limits: {
+        max_calls: limits.max_calls ?? PROTECTED_DEFAULT_LIMITS.max_calls,
+        max_cost_usd: limits.max_cost_usd ?? PROTECTED_DEFAULT_LIMITS.max_cost_usd,
+        max_elapsed_seconds: limits.max_elapsed_seconds ?? PROTECTED_DEFAULT_LIMITS.max_elapsed_seconds,
+      },
+      degraded_read_only: options.degradedReadOnly ?? false,
+      canary_patterns: [...patterns],
+      protected_assets: {
+        user_ids: [...simulator.protectedAssets.user_ids],
+        endpoint_ids: [...simulator.protectedAssets.endpoint_ids],
+        indicators: [...simulator.protectedAssets.indicators],
+      },
+    },
+    engine,
+    executor,
+    signer,
+    approvals,
+    runId: options.runId,
+    approver,
+    canaries: simulator.canarySecrets,
+    onEvent: (event) => push({ kind: 'gateway', event }),
+  });
+
+  const redactForPersistence = <T>(value: T): T => redact(value, redactionPatterns);
+  return {
+    mode: 'protected',
+    runId: options.runId,
+    port: gateway,
+    gateway,
+    executor,
+    approvals,
+    signer,
+    policyVersion: engine.version,
+    policyDigest: engine.digest,
+    policyLoadError: loaded.error,
+    approverMode: formatApproverMode(approverMode),
+    observeTurn: (event) => {
+      gateway.observeTurn(event.provider, event.model);
+    },
+    redactForPersistence,
+    records: () => records,
+    chainEvents: () => [
+      ...gateway.events.map((event) => ({
+        event_type: `gateway.${event.kind}`,
+        payload: redactForPersistence({ ...event }) as Record<string, unknown>,
+      })),
+      ...executor.receipts.map((execution) => ({
+        event_type: 'execution.receipt',
+        payload: redactForPersistence({ ...execution }) as Record<string, unknown>,
+      })),
+    ],
+  };
+}
