@@ -30,7 +30,7 @@ function valueImports(file: string): string[] {
     const clause = m[3] ?? '';
     // `import { type A, type B } from` is type-only too.
     const names = /^\{([^}]*)\}$/.exec(clause.trim())?.[1];
-    if (names && names.split(',').every((n) => n.trim() === '' || n.trim().startsWith('type '))) continue;
+    if (names?.split(',').every((n) => n.trim() === '' || n.trim().startsWith('type '))) continue;
     specs.push(m[4] ?? '');
   }
   for (const m of text.matchAll(/^\s*import\s+'([^']+)'/gm)) specs.push(m[1] ?? '');
