@@ -3,3 +3,4 @@
  * its `protected` mode module here (one import line per mode).
  */
 import './modes.js';
+import '../control/protected-mode.js';
