@@ -18,6 +18,8 @@ export interface RunFlags {
   thresholds: boolean;
   resume?: string;
   progress: boolean;
+  record?: string;
+  replay?: string;
 }
 
 /**
@@ -37,6 +39,8 @@ export interface RunRequest {
   thresholds: boolean;
   resume?: string;
   progress: boolean;
+  record?: string;
+  replay?: string;
 }
 
 /** Hooks for code that drives `executeRun` (tests, other commands). */
@@ -68,7 +72,9 @@ export function addRunOptions(cmd: Command) {
     .option('--thresholds', "check the suite's thresholds (default)", true)
     .option('--no-thresholds', 'do not check thresholds (exit 0 unless the run fails)')
     .option('--resume <run>', 'continue an interrupted run folder: only missing case x repeat keys run')
-    .option('--no-progress', 'no progress bar (it only shows on a TTY anyway)');
+    .option('--no-progress', 'no progress bar (it only shows on a TTY anyway)')
+    .option('--record <dir>', 'store every agent exchange in <dir>/cassette.jsonl (keyed by case id and repeat)')
+    .option('--replay <dir>', 'answer from a recorded cassette instead of calling the agent (missing entries are errors)');
 }
 
 export function register(program: Command): void {
@@ -101,6 +107,8 @@ export function buildRunRequest(suitePath: string, flags: RunFlags): RunRequest 
     thresholds: flags.thresholds,
     resume: flags.resume,
     progress: flags.progress,
+    record: flags.record,
+    replay: flags.replay,
   };
 }
 
@@ -167,6 +175,12 @@ export async function executeRun(
     onResult: (_r, p) => progress.update(p.done, p.failed + p.errors),
   };
   if (request.outDir && !request.resume) await refuseExistingRun(request.outDir);
+  if ((request.record || request.replay) && !hooks.agent) {
+    const { cassetteAgent } = await import('../../adapters/cassette.js');
+    options.agent = await cassetteAgent(request, suite, options.agentSpec).catch((err: Error) => {
+      throw err.name === 'CassetteError' ? new CliError(err.message, EXIT.usage) : err;
+    });
+  }
   await hooks.configure?.(options, suite);
   let result: RunExperimentResult;
   try {
