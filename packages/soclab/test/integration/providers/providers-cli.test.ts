@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
+const MAIN = 'packages/soclab/src/cli/main.ts';
+
+/** Runs `soclab <args>` from source with a controlled environment (no inherited credentials). */
+async function soclab(args: string[], env: Record<string, string> = {}) {
+  const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' };
+  try {
+    const r = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env: { ...base, ...env } });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('soclab providers', () => {
+  it('lists all ten providers with capabilities and whether each is configured', async () => {
+    const r = await soclab(['providers'], { SOCLAB_HTTP_AGENT_URL: 'http://127.0.0.1:8765/v1/agent' });
+    expect(r.code).toBe(0);
+    for (const id of [
+      'mock',
+      'openai',
+      'azure_openai',
+      'anthropic',
+      'gemini',
+      'vertex',
+      'xai',
+      'ollama',
+      'openai_compatible',
+      'http',
+    ]) {
+      expect(r.stdout).toMatch(new RegExp(`│ ${id} +│`));
+    }
+    expect(r.stdout).toMatch(/│ http +│ yes/);
+    expect(r.stdout).toMatch(/│ anthropic +│ no: set ANTHROPIC_API_KEY/);
+    expect(r.stdout).toContain('3 of 10 providers ready');
+  });
+
+  it('--json prints the compatibility matrix', async () => {
+    const r = await soclab(['providers', '--json']);
+    const rows = JSON.parse(r.stdout) as Array<{ provider_id: string; configured: boolean; validation: string }>;
+    expect(rows).toHaveLength(10);
+    expect(rows.find((x) => x.provider_id === 'http')).toMatchObject({ configured: false });
+    expect(rows.every((x) => x.validation.length > 0)).toBe(true);
+  });
+
+  it('--check exits 2 with the variables to set when a provider cannot run', async () => {
+    const bad = await soclab(['providers', '--check', 'http']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("provider 'http' is not configured; set SOCLAB_HTTP_AGENT_URL");
+    const unknown = await soclab(['providers', '--check', 'htp']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown provider 'htp'");
+    const ok = await soclab(['providers', '--check', 'http'], { SOCLAB_HTTP_AGENT_URL: 'http://127.0.0.1:1/v1/agent' });
+    expect(ok.code).toBe(0);
+  });
+});
