@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from '@commander-js/extra-typings';
+import * as compare from './commands/compare.js';
+import * as exportCommand from './commands/export.js';
 import * as listPlugins from './commands/list-plugins.js';
 import * as run from './commands/run.js';
 import * as validate from './commands/validate.js';
@@ -10,7 +12,7 @@ import { EXIT } from './common.js';
  * command modules import their heavy dependencies lazily inside the action, so `--version` stays fast.
  * To add a command: import it here and append it to `commands`.
  */
-const commands: { register(program: Command): void }[] = [run, validate, listPlugins];
+const commands: { register(program: Command): void }[] = [run, validate, listPlugins, compare, exportCommand];
 
 function version(): string {
   try {

@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import type { ExperimentView } from '../reporters/base.js';
+
+/** A run opened for reading; `close()` releases whatever backs it (the run index, when it came from there). */
+export interface OpenedRun {
+  view: ExperimentView;
+  /** Where it came from: a path, or `store:<id>`. */
+  source: string;
+  close(): Promise<void>;
+}
+
+export interface ResolveRunOptions {
+  /** Run index URL or SQLite file (as `harness runs --store`). */
+  store?: string | undefined;
+  /** Folder of run folders the index is kept in sync with; default `runs`. */
+  runsDir?: string | undefined;
+}
+
+/** The reference names neither a readable run nor a stored one (a usage error). */
+export class RunReferenceError extends Error {
+  override name = 'RunReferenceError';
+}
+
+/**
+ * Open a run named on the command line: a run folder, a journal (`.jsonl`) or an experiment JSON file; anything
+ * else is looked up as a run id (or unique id prefix) in the run index. Stored runs are read from their run
+ * folder when it still exists, otherwise streamed from the index itself.
+ */
+export async function resolveRun(ref: string, options: ResolveRunOptions = {}): Promise<OpenedRun> {
+  const { loadRun } = await import('../runner/run-folder.js');
+  if (existsSync(ref)) {
+    return { view: await loadRun(ref), source: ref, close: async () => {} };
+  }
+  if (/\.(json|jsonl)$/i.test(ref)) {
+    throw new RunReferenceError(`run not found: ${ref} (no such file or folder)`);
+  }
+  const runsDir = options.runsDir ?? 'runs';
+  if (!options.store && !process.env.HARNESS_STORE_URL && !existsSync(runsDir)) {
+    // No index to ask (and no reason to create one for what is probably a typo).
+    throw new RunReferenceError(`run not found: '${ref}' is not a run folder, journal or experiment file`);
+  }
+  // Hook into the run store: ids resolve through the index (src/store), kept in sync with the runs folder.
+  const { openStore } = await import('../store/run-store.js');
+  const { RunLookupError } = await import('../store/queries.js');
+  const store = await openStore({ store: options.store, runsDir });
+  let keepOpen = false;
+  try {
+    await store.syncIndex(runsDir);
+    const run = await store.getRun(ref);
+    if (run.location && existsSync(run.location)) {
+      return { view: await loadRun(run.location), source: run.location, close: async () => {} };
+    }
+    const view = await store.runView(run.id);
+    keepOpen = true;
+    return { view, source: `store:${run.id}`, close: () => store.close() };
+  } catch (err) {
+    if (err instanceof RunLookupError) {
+      throw new RunReferenceError(
+        `run not found: '${ref}' is not a run folder, journal or experiment file, and ${err.message} (index: ${store.target.display})`,
+      );
+    }
+    throw err;
+  } finally {
+    if (!keepOpen) await store.close();
+  }
+}
