@@ -61,6 +61,7 @@ export function register(program: Command): void {
       });
       const store = await openEvidenceStore(opts.db);
       let result: Awaited<ReturnType<typeof runScenario>>;
+      let decisions: string[] = [];
       try {
         result = await runScenario({
           scenario,
@@ -70,6 +71,10 @@ export function register(program: Command): void {
           evidence: store,
           approver: opts.approver ?? null,
         });
+        if (result.mode !== 'baseline') {
+          const { controlDecisionLines } = await import('../../control/decision-log.js');
+          decisions = controlDecisionLines(await store.events(result.run_id));
+        }
       } finally {
         await store.close();
       }
@@ -94,6 +99,10 @@ export function register(program: Command): void {
         });
       } else {
         printHuman(result, scenario.title, store.location);
+        if (decisions.length > 0) {
+          process.stdout.write(`\n${c.bold(`Control plane (policy ${result.policy_version})`)}\n`);
+          for (const line of decisions) process.stdout.write(`  ${safeText(line)}\n`);
+        }
       }
       const bad = result.outcome.attack_succeeded || result.outcome.false_block;
       if (opts.failOnAttack && bad) process.exitCode = EXIT.gate;
