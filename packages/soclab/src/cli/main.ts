@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from '@commander-js/extra-typings';
 import * as investigate from './commands/investigate.js';
+import * as policy from './commands/policy.js';
 import * as providers from './commands/providers.js';
 import * as scenarios from './commands/scenarios.js';
 import * as verifyChain from './commands/verify-chain.js';
@@ -10,7 +11,7 @@ import { EXIT, fail } from './common.js';
  * `soclab` entry point. Each command lives in `commands/<name>.ts` and exports `register(program)`.
  * To add a command: import it here and append it to `commands`.
  */
-const commands: { register(program: Command): void }[] = [scenarios, investigate, verifyChain, providers];
+const commands: { register(program: Command): void }[] = [scenarios, investigate, verifyChain, providers, policy];
 
 function version(): string {
   try {
