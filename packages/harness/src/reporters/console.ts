@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
 import { z } from 'zod';
+import type { Experiment } from '../core/experiment.js';
 import type { TestCaseResult } from '../core/result.js';
 import { defineReporter, type ExperimentView } from './base.js';
 import { renderTo } from './support/sink.js';
@@ -55,7 +56,11 @@ export const consoleReporter = defineReporter({
 });
 
 /** Render the console report for a view (streams results; keeps at most `max_rows` rows). */
-export async function renderConsole(view: ExperimentView, options: Partial<ConsoleOptions> = {}): Promise<string> {
+export async function renderConsole(
+  run: Experiment | ExperimentView,
+  options: Partial<ConsoleOptions> = {},
+): Promise<string> {
+  const view = asView(run);
   const o = ConsoleOptions.parse(options);
   const color = wantsColor(o.color);
   const pc = createColors(color);
