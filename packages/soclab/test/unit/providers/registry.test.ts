@@ -69,8 +69,11 @@ describe('soclab provider registry', () => {
     for (const id of TEN) {
       const p = registry.get(id);
       expect(p.providerId).toBe(id);
-      expect(p.describeCapabilities()).toEqual({ multimodal_input: false, ...registry.entry(id).capabilities });
-      expect(p.countUsage(ModelRequest.parse({ system_prompt: 'x'.repeat(40) })).estimated).toBe(true);
+      expect(p.describeCapabilities()).toEqual(registry.entry(id).capabilities);
+      const usage = p.countUsage(ModelRequest.parse({ system_prompt: 'x'.repeat(40) }));
+      expect(usage.input_tokens).toBeGreaterThan(0);
+      // Only the scripted mock reports its own counts; every real adapter estimates locally.
+      if (id !== 'mock') expect(usage.estimated).toBe(true);
     }
   });
 
