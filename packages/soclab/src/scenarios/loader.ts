@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isNode, LineCounter, parseDocument } from 'yaml';
+import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import {
   type AttackScenario,
@@ -37,17 +37,31 @@ export class ScenarioLoadError extends Error {
 interface ParsedYaml {
   data: unknown;
   locate: (path: readonly PropertyKey[]) => { line: number; col: number } | null;
+  locateKey: (path: readonly PropertyKey[], key: string) => { line: number; col: number } | null;
 }
 
 function parseYamlFile(file: string): ParsedYaml {
   const text = readFileSync(file, 'utf8');
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
   const problems: LoadProblem[] = [...doc.errors, ...doc.warnings].map((e) => {
     const pos = e.linePos?.[0];
-    return { file, line: pos?.line ?? null, col: pos?.col ?? null, message: e.message.split('\n')[0]! };
+    const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    return { file, line: pos?.line ?? null, col: pos?.col ?? null, message };
   });
   if (problems.length > 0) throw new ScenarioLoadError(problems);
+  /** Position of the key `key` inside the mapping at `path` (for unknown fields). */
+  const locateKey = (path: readonly PropertyKey[], key: string) => {
+    const parent = path.length === 0 ? doc.contents : doc.getIn(path as unknown[], true);
+    if (isMap(parent)) {
+      const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === key);
+      if (pair && isNode(pair.key) && pair.key.range) {
+        const pos = lineCounter.linePos(pair.key.range[0]);
+        return { line: pos.line, col: pos.col };
+      }
+    }
+    return null;
+  };
   const locate = (path: readonly PropertyKey[]) => {
     for (let k = path.length; k >= 0; k--) {
       const node = k === 0 ? doc.contents : doc.getIn(path.slice(0, k) as unknown[], true);
@@ -59,14 +73,21 @@ function parseYamlFile(file: string): ParsedYaml {
     }
     return null;
   };
-  return { data: doc.toJS({ maxAliasCount: 50 }), locate };
+  return { data: doc.toJS({ maxAliasCount: 50 }), locate, locateKey };
 }
 
 function zodProblems(file: string, parsed: ParsedYaml, error: z.ZodError): LoadProblem[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => {
+        const pos = parsed.locateKey(issue.path, key) ?? parsed.locate(issue.path);
+        const field = [...issue.path.map(String), key].join('.');
+        return { file, line: pos?.line ?? null, col: pos?.col ?? null, message: `${field}: unknown field` };
+      });
+    }
     const pos = parsed.locate(issue.path);
     const field = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
-    return { file, line: pos?.line ?? null, col: pos?.col ?? null, message: `${field}${issue.message}` };
+    return [{ file, line: pos?.line ?? null, col: pos?.col ?? null, message: `${field}${issue.message}` }];
   });
 }
 
