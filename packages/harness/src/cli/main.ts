@@ -2,9 +2,14 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from '@commander-js/extra-typings';
 import * as compare from './commands/compare.js';
 import * as exportCommand from './commands/export.js';
+import * as flaky from './commands/flaky.js';
+import * as history from './commands/history.js';
+import * as indexCommand from './commands/index.js';
 import * as listPlugins from './commands/list-plugins.js';
 import * as run from './commands/run.js';
+import * as runs from './commands/runs.js';
 import * as validate from './commands/validate.js';
+import * as view from './commands/view.js';
 import { EXIT } from './common.js';
 
 /**
@@ -12,7 +17,18 @@ import { EXIT } from './common.js';
  * command modules import their heavy dependencies lazily inside the action, so `--version` stays fast.
  * To add a command: import it here and append it to `commands`.
  */
-const commands: { register(program: Command): void }[] = [run, validate, listPlugins, compare, exportCommand];
+const commands: { register(program: Command): void }[] = [
+  run,
+  validate,
+  listPlugins,
+  compare,
+  exportCommand,
+  runs,
+  history,
+  flaky,
+  indexCommand,
+  view,
+];
 
 function version(): string {
   try {

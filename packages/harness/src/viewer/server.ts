@@ -134,7 +134,7 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const { store } = options;
   const host = options.host ?? '127.0.0.1';
   const webRoot = options.webRoot ?? findWebRoot();
-  const app = Fastify({ logger: false, maxParamLength: 1000 });
+  const app = Fastify({ logger: false, routerOptions: { maxParamLength: 1000 } });
   const sse = new Set<ServerResponse>();
   const loopbackOnly = LOOPBACK.has(host);
 
