@@ -31,9 +31,8 @@ export function register(program: Command): void {
     .option('--store <url>', 'run index for run ids (default: HARNESS_STORE_URL, else <runs-dir>/index.sqlite)')
     .option('--runs-dir <dir>', 'folder of run folders (for run ids)', 'runs')
     .action(async (ref, opts) => {
-      const { loadBuiltins } = await import('../common.js');
-      await loadBuiltins();
-      const { reporterRegistry } = await import('../../reporters/base.js');
+      // Only the reporters are needed (not every adapter and evaluator), which keeps export quick to start.
+      const { reporterRegistry } = await import('../../reporters/index.js');
       const { resolveRun, RunReferenceError } = await import('../../comparison/resolve-run.js');
       const plugin = reporterRegistry.get(opts.format);
       const parsed = plugin.options.safeParse(opts.option ?? {});
