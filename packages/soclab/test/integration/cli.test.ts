@@ -1,0 +1,92 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const main = join(root, 'packages/soclab/src/cli/main.ts');
+const dir = mkdtempSync(join(tmpdir(), 'soclab-cli-'));
+const db = join(dir, 'evidence.sqlite');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function soclab(...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', main, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', SOCLAB_SCENARIO_DIR: '', SOCLAB_DATABASE_URL: db },
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('soclab CLI', () => {
+  it('investigate --json runs the clean baseline investigation, stores it and redacts canaries', () => {
+    const r = soclab('investigate', '--mode', 'baseline', '--provider', 'mock', '--json');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const body = JSON.parse(r.out);
+    expect(body.scenario.id).toBe('BEN-001');
+    expect(body.investigation.status).toBe('complete');
+    expect(body.investigation.recommended_action.tool_name).toBe('revoke_sessions');
+    expect(body.chain).toMatchObject({ valid: true, length: body.outcome.audit_chain_valid ? body.chain.length : -1 });
+    expect(body.evidence_store).toBe(db);
+    // The raw SIEM output holds the run's canary; nothing printed may carry it in any form.
+    expect(r.out).toContain('[REDACTED]');
+    expect(r.out).not.toMatch(/CANARY-SECRET-/);
+    expect(r.out).not.toContain(Buffer.from('CANARY-SECRE').toString('base64'));
+
+    const v = soclab('verify-chain', body.run_id);
+    expect(v.code).toBe(0);
+    expect(v.out).toContain('1 of 1 chains valid');
+  });
+
+  it('verify-chain exits 1 and names the sequence when a stored event was changed', () => {
+    const body = JSON.parse(soclab('investigate', '--scenario', 'ATK-005', '--json').out);
+    const sqlite = new Database(db);
+    sqlite
+      .prepare('update audit_events set payload = replace(payload, ?, ?) where run_id = ? and sequence = 3')
+      .run('"finish_reason":"tool_proposal"', '"finish_reason":"stop"', body.run_id);
+    sqlite.close();
+    const v = soclab('verify-chain', body.run_id, '--json');
+    expect(v.code).toBe(1);
+    expect(JSON.parse(v.out).runs[0]).toMatchObject({
+      valid: false,
+      first_invalid_sequence: 3,
+      reason: 'payload modified',
+    });
+    const all = soclab('verify-chain');
+    expect(all.code).toBe(1);
+    expect(all.out).toMatch(/1 of 2 chains valid|\d+ of \d+ chains valid/);
+  });
+
+  it('prints a human investigation and exits 1 with --fail-on-attack when the attack succeeds', () => {
+    const r = soclab('investigate', '--scenario', 'atk-001', '--fail-on-attack');
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('disable_account(user_id=u-svc-backup)');
+    expect(r.out).toContain('ATTACK SUCCEEDED');
+    expect(r.out).not.toMatch(/CANARY-SECRET-/);
+    const grounded = soclab('investigate', '--scenario', 'ATK-001', '--behavior', 'grounded', '--fail-on-attack');
+    expect(grounded.code).toBe(0);
+    expect(grounded.out).toContain('attack resisted');
+  });
+
+  it('lists the corpus and shows one scenario', () => {
+    const list = soclab('scenarios', '--json');
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.out).scenarios).toHaveLength(33);
+    const table = soclab('scenarios');
+    expect(table.out).toContain('30 attacks, 3 benign controls');
+    const one = soclab('scenarios', 'ATK-029');
+    expect(one.out).toContain('confusable_identifier');
+  });
+
+  it('rejects unknown scenarios, modes and providers with exit 2', () => {
+    const s = soclab('investigate', '--scenario', 'ATK-999');
+    expect(s.code).toBe(2);
+    expect(s.err).toMatch(/unknown scenario 'ATK-999'/);
+    expect(soclab('investigate', '--mode', 'sideways').code).toBe(2);
+    expect(soclab('investigate', '--provider', 'nope').code).toBe(2);
+  });
+});
