@@ -192,7 +192,11 @@ export function replayAgent(dir: string): Agent {
     },
     describe() {
       const agent = cassette.header?.agent ?? {};
-      return { ...agent, adapter: agent.adapter ?? 'replay', options: { ...(agent.options ?? {}), replayed_from: cassette.path } };
+      return {
+        ...agent,
+        adapter: agent.adapter ?? 'replay',
+        options: { ...(agent.options ?? {}), replayed_from: cassette.path },
+      };
     },
   };
 }

@@ -301,9 +301,14 @@ export class McpAgent implements Agent {
     } else args = typeof input === 'string' ? { input } : input;
 
     const call = await this.#call(client, tool, args, context.signal);
-    const trace = { tool_calls: [call.record] };
     if (call.failure || !call.result) {
-      return errorOutput(call.failure ?? 'no result', { transient: call.transient, latency: latency() });
+      return agentOutput({
+        output: '',
+        error: call.failure ?? 'no result',
+        transient: call.transient || undefined,
+        latency: latency(),
+        tool_calls: [call.record],
+      });
     }
     const result = call.result;
     if (result.isError) {
@@ -311,11 +316,12 @@ export class McpAgent implements Agent {
         output: '',
         error: `MCP tool '${tool}' returned an error: ${excerpt(resultText(result), 500) || '(no text)'}`,
         latency: latency(),
-        trace,
+        tool_calls: [call.record],
       });
     }
     const structured = result.structuredContent ?? parseMaybeJson(resultText(result));
     let partial: AgentOutputInput;
+    let reported = false;
     if (this.#mapping.configured) {
       if (structured === undefined) {
         return errorOutput(`MCP tool '${tool}' returned no structured content to apply the response mapping to`, {
@@ -323,16 +329,38 @@ export class McpAgent implements Agent {
         });
       }
       partial = { ...this.#mapping.apply(structured) };
+      reported = partial.tool_calls !== undefined;
       if (partial.output === undefined) partial.output = this.#mapping.hasOutput ? '' : resultText(result);
     } else if (isObject(structured) && 'output' in structured) {
       // The agent tool answered in the harness reply shape: {output, tool_calls?, usage?, ...}.
-      const reply = replyToOutput(structured, null);
-      partial = { ...reply };
+      partial = { ...replyToOutput(structured, null) };
+      reported = 'tool_calls' in structured;
     } else {
       const text = resultText(result);
       partial = { output: text || (isObject(structured) ? structured : '') };
     }
-    return agentOutput({ ...partial, latency: latency(), trace: { ...(partial.trace ?? {}), ...trace } });
+    if (reported) {
+      // The agent reported its own trajectory: that is what tool evaluators check. The MCP call that ran the
+      // agent is kept as a client span and in metadata.
+      const end = Date.now();
+      const span = {
+        span_id: `mcp-${tool}`,
+        name: `mcp.call ${tool}`,
+        kind: 'client',
+        start_ms: end - (call.record.duration ?? 0) * 1000,
+        end_ms: end,
+        status: 'ok' as const,
+        attributes: { 'mcp.tool': tool },
+      };
+      return agentOutput({
+        ...partial,
+        latency: latency(),
+        trace: { ...(partial.trace ?? {}), spans: [...(partial.trace?.spans ?? []), span] },
+        metadata: { ...(partial.metadata ?? {}), mcp_call: call.record },
+      });
+    }
+    // No trajectory reported: the MCP call itself is the agent's only observable tool call.
+    return agentOutput({ ...partial, latency: latency(), tool_calls: [call.record] });
   }
 
   #plan(input: Input): { list: true } | { list: false; calls: PlannedCall[] } {

@@ -54,15 +54,20 @@ const transports = [
 ] as const;
 
 describe.each(transports)('mcp adapter over %s', (_name, where) => {
-  it('calls a named tool as the agent and records the call and the agent-reported trajectory', async () => {
+  it('calls a named tool as the agent; the agent-reported trajectory is what evaluators see', async () => {
     const agent = await make({ ...where(), tool: 'run_agent' });
     const out = await agent.run('what is 2+3', ctx('what is 2+3'));
     expect(out.error).toBeNull();
     expect(out.output).toBe('The answer is 5.');
     expect(out.tool_calls).toEqual([expect.objectContaining({ tool_name: 'add', args: { a: 2, b: 3 }, result: 5 })]);
-    const mcpCall = out.trace?.tool_calls[0];
+    const mcpCall = out.metadata.mcp_call as Record<string, unknown>;
     expect(mcpCall).toMatchObject({ tool_name: 'run_agent', args: { input: 'what is 2+3' }, status: 'success' });
-    expect(mcpCall?.duration).toBeGreaterThan(0);
+    expect(mcpCall.duration).toBeGreaterThan(0);
+    expect(out.trace?.spans[0]).toMatchObject({ name: 'mcp.call run_agent', kind: 'client' });
+
+    // An empty reported trajectory stays empty (the run_agent call is not counted as an agent tool call).
+    const talk = await agent.run('hello', ctx('hello'));
+    expect(toolCalls(talk)).toEqual([]);
   });
 
   it('maps input to arguments with a template and the reply with JSON paths', async () => {
@@ -74,15 +79,17 @@ describe.each(transports)('mcp adapter over %s', (_name, where) => {
     });
     const out = await agent.run({ question: 'hello' }, ctx({ question: 'hello' }));
     expect(out.output).toBe('You said: hello (as ann)');
-    // No tool_calls mapping: the MCP call itself is the trajectory evaluators see.
-    expect(toolCalls(out).map((c) => c.tool_name)).toEqual(['run_agent']);
+    // No trajectory mapped: the MCP call itself is the recorded tool call.
+    expect(out.tool_calls).toEqual([
+      expect.objectContaining({ tool_name: 'run_agent', args: { input: 'hello', user: 'ann' }, status: 'success' }),
+    ]);
   });
 
   it('reports a tool error as an adapter error in agent mode', async () => {
     const agent = await make({ ...where(), tool: 'fail' });
     const out = await agent.run('x', ctx('x'));
     expect(out.error).toBe("MCP tool 'fail' returned an error: this tool always fails");
-    expect(out.trace?.tool_calls[0]).toMatchObject({ status: 'error', error: 'this tool always fails' });
+    expect(out.tool_calls[0]).toMatchObject({ status: 'error', error: 'this tool always fails' });
   });
 
   it('lists tools and calls them directly in tools mode', async () => {
