@@ -17,6 +17,11 @@ export interface Evaluator {
     output: AgentOutput,
     ctx?: EvaluateContext,
   ): EvaluationResult | Promise<EvaluationResult>;
+  /**
+   * Optional check run once before any case (e.g. an LLM judge's provider is known and configured), so a
+   * misconfiguration stops the run up front instead of erroring every case. Throws with a clear message.
+   */
+  prepare?(): Promise<void>;
 }
 
 /** A registered evaluator: validated options in, a working Evaluator out. */
@@ -103,6 +108,7 @@ export function createEvaluator(config: EvaluatorConfig, ctx: PluginContext): Ev
   const name = plugin.name;
   return {
     name,
+    ...(inner.prepare ? { prepare: () => (inner.prepare as () => Promise<void>).call(inner) } : {}),
     async evaluate(testCase, output, evalCtx) {
       let r: EvaluationResult;
       try {

@@ -5,6 +5,7 @@ export * from './cost.js';
 export * from './cost-per-case.js';
 export * from './error-rate.js';
 export * from './flaky-cases.js';
+export * from './judge-agreement.js';
 export * from './latency.js';
 export * from './p50-latency.js';
 export * from './p95-latency.js';

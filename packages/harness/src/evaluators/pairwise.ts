@@ -1,0 +1,108 @@
+import type { PluginContext } from '../plugins/registry.js';
+import { Judge, type JudgeCallRecord, type JudgeSpec, roundUsd, verdictText } from './support/judge.js';
+import { buildJudgeRequest } from './support/judge-evaluator.js';
+
+export const PAIRWISE_PROMPT_VERSION = 'pairwise@1';
+
+export type PairwiseWinner = 'A' | 'B' | 'tie';
+
+export interface PairwiseInput {
+  /** The task both agents were given. */
+  input: string;
+  /** Output of the first agent (e.g. the baseline run). */
+  outputA: string;
+  /** Output of the second agent (e.g. the candidate run). */
+  outputB: string;
+  /** What "better" means; a general helpfulness and correctness criterion when omitted. */
+  criteria?: string;
+  /** Reference answer, if the case has one. */
+  reference?: string;
+}
+
+export interface PairwiseResult {
+  winner: PairwiseWinner;
+  /** True when the two orderings agreed; a disagreement is reported as a tie (position bias). */
+  consistent: boolean;
+  reasoning: string;
+  judge: {
+    provider: string;
+    model: string;
+    prompt_version: string;
+    calls: number;
+    usage: { input_tokens: number; output_tokens: number; estimated: boolean };
+    cost: number;
+    cost_is_estimated: boolean;
+  };
+}
+
+function readWinner(v: unknown): 'first' | 'second' | 'tie' {
+  const t = String(v ?? '')
+    .trim()
+    .toLowerCase();
+  if (['1', 'first', 'response 1', 'a'].includes(t)) return 'first';
+  if (['2', 'second', 'response 2', 'b'].includes(t)) return 'second';
+  if (['tie', 'equal', 'none', 'both'].includes(t)) return 'tie';
+  throw new Error(`pairwise judge returned an unknown winner ${JSON.stringify(v)}`);
+}
+
+/**
+ * Ask an LLM judge which of two outputs for the same task is better (used by `harness compare`). The judge
+ * sees both orders (A first, then B first) to cancel position bias: if the two calls disagree the result is
+ * a tie with `consistent: false`. Both outputs are fenced as untrusted data.
+ *
+ * @example
+ * const r = await judgePairwise({ provider: 'openai', model: 'gpt-4o-mini' }, ctx, { input, outputA, outputB });
+ * r.winner; // 'A' | 'B' | 'tie'
+ */
+export async function judgePairwise(
+  spec: JudgeSpec,
+  ctx: PluginContext,
+  item: PairwiseInput,
+  signal?: AbortSignal,
+): Promise<PairwiseResult> {
+  const judge = new Judge(spec, ctx);
+  const system = [
+    'You compare two responses to the same task and decide which one is better.',
+    `Criteria: ${item.criteria ?? 'correctness first, then helpfulness, completeness and clarity.'}`,
+    'Do not prefer a response for its position or its length.',
+    'Reply with JSON only: {"reasoning": "<short justification>", "winner": "1" | "2" | "tie"}.',
+  ].join(' ');
+  const ask = async (first: string, second: string) => {
+    const sections = [
+      { title: 'Task', text: item.input, untrusted: true },
+      ...(item.reference ? [{ title: 'Reference answer', text: item.reference, untrusted: false }] : []),
+      { title: 'Response 1', text: first, untrusted: true },
+      { title: 'Response 2', text: second, untrusted: true },
+    ];
+    return judge.ask(buildJudgeRequest('judge_pairwise', system, sections, 600, 0), PAIRWISE_PROMPT_VERSION, signal);
+  };
+  const ab = await ask(item.outputA, item.outputB);
+  const ba = await ask(item.outputB, item.outputA);
+  const w1 = readWinner(ab.verdict.winner);
+  const w2 = readWinner(ba.verdict.winner);
+  // Map both to A/B: in the second call "first" means B.
+  const v1: PairwiseWinner = w1 === 'first' ? 'A' : w1 === 'second' ? 'B' : 'tie';
+  const v2: PairwiseWinner = w2 === 'first' ? 'B' : w2 === 'second' ? 'A' : 'tie';
+  const consistent = v1 === v2;
+  const records: JudgeCallRecord[] = [ab.record, ba.record];
+  return {
+    winner: consistent ? v1 : 'tie',
+    consistent,
+    reasoning: consistent
+      ? verdictText(ab.verdict, 'reasoning')
+      : `the judge changed its mind when the order was swapped (${v1} then ${v2}); counted as a tie`,
+    judge: {
+      provider: ab.record.provider,
+      model: ab.record.model,
+      prompt_version: PAIRWISE_PROMPT_VERSION,
+      calls: 2,
+      usage: {
+        input_tokens: records.reduce((s, r) => s + r.usage.input_tokens, 0),
+        output_tokens: records.reduce((s, r) => s + r.usage.output_tokens, 0),
+        estimated: records.some((r) => r.usage.estimated),
+      },
+      cost: roundUsd(records.reduce((s, r) => s + r.cost, 0)),
+      cost_is_estimated: records.some((r) => r.cost_is_estimated || !r.cost_known),
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { cohenKappa, krippendorffAlpha } from '../../../src/stats/agreement.js';
+import { calc, res } from './helpers.js';
+
+/** A result whose llm_rubric evaluation carries a panel with the given pass/fail votes and scores. */
+function panelResult(id: string, votes: boolean[]) {
+  return res({
+    test_id: id,
+    evaluations: [
+      {
+        evaluator: 'llm_rubric',
+        score: 0.5,
+        passed: true,
+        details: {
+          judge: {
+            provider: 'panel',
+            cost: 0.001,
+            usage: { input_tokens: 10, output_tokens: 2 },
+            panel: votes.map((v, j) => ({ judge: `j${j}`, passed: v, score: v ? 0.9 : 0.1 })),
+          },
+        },
+      },
+    ],
+  });
+}
+
+describe('judge_agreement', () => {
+  const a = [true, true, false, false, true, false];
+  const b = [true, false, false, false, true, true];
+  const c = [true, true, false, true, true, false];
+  it("uses Cohen's kappa for two judges", () => {
+    const results = a.map((_, i) => panelResult(`c${i}`, [a[i], b[i]]));
+    const m = calc('judge_agreement', results);
+    expect(m.value).toBeCloseTo(cohenKappa(a, b), 12);
+    expect(m.formatted_value).toMatch(/κ/);
+    expect(m.details.statistic).toBe('cohen_kappa');
+    expect(m.sample_size).toBe(6);
+  });
+  it("uses Krippendorff's alpha for three or more, with interval alpha on scores", () => {
+    const results = a.map((_, i) => panelResult(`c${i}`, [a[i], b[i], c[i]]));
+    const m = calc('judge_agreement', results);
+    expect(m.value).toBeCloseTo(krippendorffAlpha([a, b, c], 'nominal'), 12);
+    expect(m.details.alpha_interval).not.toBeNull();
+  });
+  it('says n/a without a panel', () => {
+    expect(calc('judge_agreement', [res()]).formatted_value).toBe('n/a');
+  });
+  it('judge cost from panels flows into the cost metric', () => {
+    const m = calc('cost', [panelResult('x', [true, false])]);
+    expect(m.details.judge_cost).toBeCloseTo(0.001);
+  });
+});
