@@ -20,6 +20,8 @@ export interface RunFlags {
   progress: boolean;
   record?: string;
   replay?: string;
+  store?: string;
+  index?: boolean;
 }
 
 /**
@@ -41,6 +43,9 @@ export interface RunRequest {
   progress: boolean;
   record?: string;
   replay?: string;
+  /** Run index to add the finished run to (`--store`); `index: false` skips it. */
+  store?: string;
+  index?: boolean;
 }
 
 /** Hooks for code that drives `executeRun` (tests, other commands). */
@@ -74,7 +79,15 @@ export function addRunOptions(cmd: Command) {
     .option('--resume <run>', 'continue an interrupted run folder: only missing case x repeat keys run')
     .option('--no-progress', 'no progress bar (it only shows on a TTY anyway)')
     .option('--record <dir>', 'store every agent exchange in <dir>/cassette.jsonl (keyed by case id and repeat)')
-    .option('--replay <dir>', 'answer from a recorded cassette instead of calling the agent (missing entries are errors)');
+    .option(
+      '--replay <dir>',
+      'answer from a recorded cassette instead of calling the agent (missing entries are errors)',
+    )
+    .option(
+      '--store <url>',
+      'run index to add the run to: postgres://... or a SQLite file (default: HARNESS_STORE_URL, else <runs-dir>/index.sqlite)',
+    )
+    .option('--no-index', 'do not add the run to the run index');
 }
 
 export function register(program: Command): void {
@@ -109,6 +122,8 @@ export function buildRunRequest(suitePath: string, flags: RunFlags): RunRequest 
     progress: flags.progress,
     record: flags.record,
     replay: flags.replay,
+    store: flags.store,
+    index: flags.index,
   };
 }
 
@@ -192,6 +207,10 @@ export async function executeRun(
 
   await writeReports(result.view, reporters, result.runDir, (t) => suite.redactor.scrub(t));
   await hooks.after?.(result, suite);
+  if (request.index !== false) {
+    const { indexAfterRun } = await import('../../store/auto-index.js');
+    await indexAfterRun(result.runDir, { store: request.store, runsDir: request.runsDir });
+  }
   process.stderr.write(`run folder: ${relativeToCwd(result.runDir)}\n`);
   if (result.state === 'cancelled') {
     process.stderr.write(
