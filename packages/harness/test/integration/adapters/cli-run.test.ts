@@ -172,7 +172,14 @@ describe('harness run with the http adapter (real CLI)', () => {
     expect(replayed.code, replayed.stderr).toBe(0);
 
     type Exp = {
-      results: { test_id: string; repeat: number; score: number; status: string; evaluations: { score: number }[] }[];
+      results: {
+        test_id: string;
+        repeat: number;
+        score: number;
+        status: string;
+        evaluations: { score: number }[];
+        output: { error: string | null };
+      }[];
       metrics: Record<string, { value: number }>;
     };
     const a = JSON.parse(readFileSync(join(dir, 'recorded/experiment.json'), 'utf8')) as Exp;
@@ -199,9 +206,7 @@ describe('harness run with the http adapter (real CLI)', () => {
       },
     );
     expect(missing.stderr).toContain('run folder:');
-    const m = JSON.parse(readFileSync(join(dir, 'missing/experiment.json'), 'utf8')) as Exp & {
-      results: { test_id: string; output: { error: string } }[];
-    };
+    const m = JSON.parse(readFileSync(join(dir, 'missing/experiment.json'), 'utf8')) as Exp;
     const newCase = m.results.find((r) => r.test_id === 'new-case');
     expect(newCase?.status).toBe('error');
     expect(newCase?.output.error).toMatch(/^replay: no recorded exchange for case 'new-case' repeat 0/);
