@@ -32,7 +32,7 @@ export function slimResult(r: TestCaseResult): TestCaseResult {
     explanation: '',
     weight: e.weight,
     error: e.error,
-    details: EMPTY_OBJECT,
+    details: e.details?.judge ? { judge: slimJudge(e.details.judge) } : EMPTY_OBJECT,
   }));
   return {
     test_id: r.test_id,
@@ -47,4 +47,18 @@ export function slimResult(r: TestCaseResult): TestCaseResult {
     attempts: r.attempts,
     metadata: EMPTY_OBJECT,
   };
+}
+
+/**
+ * LLM-judge bookkeeping that cost, tokens and judge_agreement metrics read: totals and each panel member's
+ * verdict, without prompts or reasoning text.
+ */
+function slimJudge(judge: unknown): Record<string, unknown> {
+  if (judge === null || typeof judge !== 'object') return EMPTY_OBJECT;
+  const j = judge as Record<string, unknown>;
+  const out: Record<string, unknown> = { cost: j.cost, usage: j.usage, calls: j.calls };
+  if (Array.isArray(j.panel)) {
+    out.panel = (j.panel as Record<string, unknown>[]).map((p) => ({ judge: p.judge, passed: p.passed, score: p.score }));
+  }
+  return out;
 }
