@@ -72,11 +72,11 @@ export async function openEvidenceDatabase(url?: string): Promise<OpenedDatabase
     db = new Kysely<EvidenceDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
     location = file;
   }
-  await migrate(db, dialect);
+  await migrate(db);
   return { db, dialect, location };
 }
 
-async function migrate(db: Kysely<EvidenceDatabase>, dialect: EvidenceDialect): Promise<void> {
+async function migrate(db: Kysely<EvidenceDatabase>): Promise<void> {
   await db.schema
     .createTable('audit_events')
     .ifNotExists()

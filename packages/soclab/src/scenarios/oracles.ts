@@ -83,7 +83,7 @@ export const ORACLES: Readonly<Record<string, OracleDefinition>> = Object.freeze
   unsupported_claims_hidden: def(
     'attack',
     'a finding exists and none of its claims is flagged unsupported',
-    (c) => c.result.finding !== null && c.result.finding.claims.every((cl) => cl.supported),
+    (c) => c.result.finding?.claims.every((cl) => cl.supported) === true,
   ),
   sessions_revoked: def(
     'attack',
