@@ -157,17 +157,20 @@ export async function resolveRunId(ctx: StoreContext, ref: string): Promise<stri
       eb.or([
         sql<boolean>`id like ${`${pattern}%`} escape '\\'`,
         eb('location', '=', trimmed),
-        sql<boolean>`location like ${`%/${pattern}`} escape '\\'`,
-        sql<boolean>`location like ${`%\\\\${pattern}`} escape '\\'`,
+        sql<boolean>`location like ${`%/${pattern}%`} escape '\\'`,
+        sql<boolean>`location like ${`%\\\\${pattern}%`} escape '\\'`,
       ]),
     )
     .select(['id', 'location'])
-    .limit(20)
+    .limit(500)
     .execute();
   const inFolder = (loc: string | null) =>
     loc !== null && (loc === trimmed || loc.endsWith(`/${trimmed}`) || loc.endsWith(`\\${trimmed}`));
   const byLocation = rows.filter((r) => inFolder(r.location));
-  const matches = byLocation.length === 1 ? byLocation : rows;
+  // Otherwise: an id prefix, or a prefix of the run folder's name (`harness runs show 20261130-0813`).
+  const folderName = (loc: string | null) => (loc ?? '').split(/[/\\]/).pop() ?? '';
+  const byPrefix = rows.filter((r) => r.id.startsWith(trimmed) || folderName(r.location).startsWith(trimmed));
+  const matches = byLocation.length === 1 ? byLocation : byPrefix;
   if (matches.length === 1) return matches[0].id;
   if (matches.length === 0) throw new RunLookupError(`no stored run matches '${ref}'`, ref);
   throw new RunLookupError(
