@@ -1,5 +1,6 @@
 import type { ApprovalDecision } from '../contracts/enums.js';
 import type { ActionProposal, PendingApproval } from '../contracts/models.js';
+import type { LegitimateAction } from '../contracts/scenarios.js';
 
 /**
  * Simulated human approvers for campaigns, to show how much of protected mode's safety rests on the human:
@@ -13,12 +14,6 @@ export type ApproverMode =
   | { kind: 'ideal' }
   | { kind: 'rubber_stamp' }
   | { kind: 'noisy'; probability: number };
-
-/** A legitimate action: the tool and its target (user, endpoint or indicator). */
-export interface LegitimateAction {
-  tool: string;
-  target: string;
-}
 
 export interface ApproverVerdict {
   approver_id: string;

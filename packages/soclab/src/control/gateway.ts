@@ -11,6 +11,7 @@ import {
   ProposalResult,
   type ToolRegistryEntry,
 } from '../contracts/models.js';
+import { DEFAULT_TOOL_REGISTRY } from '../contracts/tools.js';
 import type { ProposalPort } from '../orchestrator/port.js';
 import type { ApprovalService } from './approvals.js';
 import type { SimulatedApprover } from './approver.js';
@@ -19,7 +20,7 @@ import type { GrantSigner } from './grants.js';
 import { type EngineDecision, POLICY_UNAVAILABLE, type PolicyEngine } from './policy/engine.js';
 import type { PolicyInputData } from './policy/input.js';
 import { redact, redactText } from './redaction.js';
-import { DEFAULT_TOOL_REGISTRY, isStateChanging } from './tool-registry.js';
+import { isStateChanging } from './tool-registry.js';
 
 export interface GatewayOptions {
   config: GatewayConfigInput;

@@ -1,5 +1,5 @@
+import type { LegitimateAction } from '../contracts/scenarios.js';
 import { type ModeDefinition, registerMode } from '../scenarios/modes.js';
-import type { LegitimateAction } from './approver.js';
 import { type ControlChainEvent, createProtectedSession, type ProtectedSessionOptions } from './protected.js';
 import { DEFAULT_CANARY_PATTERNS } from './redaction.js';
 import { approveThenReplayAttack, forgeGrantAttack, mutateAfterGrantAttack } from './run-attacks.js';

@@ -1,15 +1,10 @@
 import type { AuthorityLevel } from '../contracts/enums.js';
 import type { ApprovedModel, CanonicalModelEvent, GatewayEvent } from '../contracts/models.js';
 import { DEFAULT_APPROVED_MODELS } from '../contracts/models.js';
+import type { LegitimateAction } from '../contracts/scenarios.js';
 import type { SimulatorState } from '../simulator/state.js';
 import { ApprovalService } from './approvals.js';
-import {
-  type ApproverMode,
-  createSimulatedApprover,
-  formatApproverMode,
-  type LegitimateAction,
-  parseApproverMode,
-} from './approver.js';
+import { type ApproverMode, createSimulatedApprover, formatApproverMode, parseApproverMode } from './approver.js';
 import { type ExecutionRecord, Executor, type RefusalRecord } from './executor.js';
 import { ControlGateway } from './gateway.js';
 import { GrantSigner } from './grants.js';

@@ -1,5 +1,6 @@
 import type { ActionProposal, ProposalResult } from '../contracts/models.js';
 import { ActionProposal as ActionProposalSchema } from '../contracts/models.js';
+import { MUTATION_TARGET } from '../scenarios/harness-attacks.js';
 import { ExecutionRefusedError } from './executor.js';
 import { GrantSigner } from './grants.js';
 import type { ProtectedSession } from './protected.js';
@@ -20,9 +21,6 @@ export interface RunAttackOutcome {
   /** Port results produced by the attack (a legitimate execution after approval shows up here). */
   results: ProposalResult[];
 }
-
-/** The user the mutated proposal targets (a protected service account). */
-export const MUTATION_TARGET = 'u-svc-backup';
 
 function present(session: ProtectedSession, proposal: ActionProposal, grant: unknown): string | null {
   try {

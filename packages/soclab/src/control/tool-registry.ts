@@ -1,23 +1,9 @@
-import type { ToolRegistryEntry } from '../contracts/models.js';
-import { TOOL_DEFINITIONS } from '../contracts/tools.js';
-
 /**
- * The gateway's tool registry, derived from the tool catalogue contract: each tool's risk tier and the only argument
- * keys it accepts. This is configuration, never model output. `incident_id` is deliberately not an allowed argument
- * anywhere: the executor binds the incident from the verified grant, so smuggling one is an
- * `argument_schema_violation`.
+ * Tool-registry lookups for the gateway. The default registry (risk tier and allowed argument keys per tool) is
+ * `DEFAULT_TOOL_REGISTRY` in the tool catalogue contract; `incident_id` is never an allowed argument, so smuggling
+ * one is an `argument_schema_violation`.
  */
-export const DEFAULT_TOOL_REGISTRY: Readonly<Record<string, ToolRegistryEntry>> = Object.freeze(
-  Object.fromEntries(
-    TOOL_DEFINITIONS.map((tool) => [
-      tool.name,
-      Object.freeze({
-        risk_tier: tool.riskTier,
-        allowed_arguments: Object.freeze(tool.params.map((param) => param.name)),
-      }),
-    ]),
-  ),
-);
+import type { ToolRegistryEntry } from '../contracts/models.js';
 
 /** The registry entry of `tool`, or undefined for a tool the registry does not know (own keys only). */
 export function lookupTool(

@@ -171,7 +171,7 @@ describe('control gateway', () => {
 
 describe('tool registry', () => {
   it('matches the reference registry: tiers and allowed argument keys, no incident_id anywhere', async () => {
-    const { DEFAULT_TOOL_REGISTRY } = await import('../../src/control/tool-registry.js');
+    const { DEFAULT_TOOL_REGISTRY } = await import('../../src/contracts/tools.js');
     const flat = Object.fromEntries(
       Object.entries(DEFAULT_TOOL_REGISTRY).map(([name, t]) => [
         name,

@@ -1,0 +1,11 @@
+/** The control plane's public surface: gateway, policy engine, approvals, grants, executor and protected mode. */
+export * from './approvals.js';
+export * from './approver.js';
+export * from './decision-log.js';
+export * from './executor.js';
+export * from './gateway.js';
+export * from './grants.js';
+export * from './policy/index.js';
+export * from './protected.js';
+export * from './run-attacks.js';
+export * from './tool-registry.js';
