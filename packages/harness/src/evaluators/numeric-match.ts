@@ -3,16 +3,31 @@ import { isError, outputText } from '../core/agent.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { clip, isMissing, resolveExpected } from './support/expected.js';
 
-const Options = z.strictObject({
-  /** Expected number; defaults to the case's `expected` (a number or numeric text). */
-  value: z.number().optional(),
-  /** Absolute tolerance: |actual - expected| <= abs_tol passes. */
-  abs_tol: z.number().min(0).default(0),
-  /** Relative tolerance: |actual - expected| <= rel_tol * |expected| passes. */
-  rel_tol: z.number().min(0).default(1e-9),
-  /** Which number in the text is the answer: the last (default), the first, or the only one. */
-  extract: z.enum(['last', 'first', 'only']).default('last'),
-});
+const Options = z
+  .strictObject({
+    /** Expected number; defaults to the case's `expected` (a number or numeric text). */
+    value: z.number().optional(),
+    /** Absolute tolerance: |actual - expected| <= abs_tol passes. */
+    abs_tol: z.number().min(0).default(0),
+    /** Relative tolerance: |actual - expected| <= rel_tol * |expected| passes. */
+    rel_tol: z.number().min(0).default(1e-9),
+    /** Which number in the text is the answer: the last (default), the first, or the only one. */
+    extract: z.enum(['last', 'first', 'only']).default('last'),
+    /** Regular expression locating the answer; numbers are read from its first capture group (or the whole match). */
+    pattern: z.string().optional(),
+  })
+  .superRefine((o, ctx) => {
+    if (o.pattern === undefined) return;
+    try {
+      new RegExp(o.pattern, 'u');
+    } catch (err) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pattern'],
+        message: `invalid regular expression: ${(err as Error).message}`,
+      });
+    }
+  });
 
 // Signed decimals with optional thousands separators, exponent and a trailing percent sign.
 const NUMBER = /(?<![\p{L}\p{N}.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?%?/gu;
@@ -65,7 +80,20 @@ export const numericMatch = defineEvaluator({
               : `expected value ${clip(String(raw), 60)} is not a single number`,
           });
         }
-        const text = typeof output.output === 'string' ? output.output : outputText(output);
+        let text = typeof output.output === 'string' ? output.output : outputText(output);
+        if (opts.pattern !== undefined) {
+          const m = new RegExp(opts.pattern, 'u').exec(text);
+          if (!m) {
+            return result({
+              evaluator: 'numeric_match',
+              score: 0,
+              passed: false,
+              explanation: `pattern /${opts.pattern}/ not found in the output`,
+              details: { expected },
+            });
+          }
+          text = m[1] ?? m[0];
+        }
         const numbers = numbersIn(text);
         if (numbers.length === 0 || (opts.extract === 'only' && numbers.length > 1)) {
           return result({

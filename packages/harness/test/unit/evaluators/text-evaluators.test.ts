@@ -152,3 +152,12 @@ describe('refusal', () => {
     expect((await run('refusal', { patterns: ['policy forbids'] }, 'Our policy forbids this.')).passed).toBe(true);
   });
 });
+
+describe('numeric_match pattern', () => {
+  it('reads the number from the pattern capture', async () => {
+    const text = 'Customer 42 placed 17 orders in 2025.';
+    expect((await run('numeric_match', { value: 17 }, text)).passed).toBe(false);
+    expect((await run('numeric_match', { value: 17, pattern: '(\\S+) orders' }, text)).passed).toBe(true);
+    expect((await run('numeric_match', { value: 17, pattern: 'refunds: (\\d+)' }, text)).explanation).toContain('not found');
+  });
+});
