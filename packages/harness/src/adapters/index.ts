@@ -4,5 +4,6 @@ export * from './echo.js';
 export * from './http.js';
 export * from './mcp.js';
 export * from './mock.js';
+export * from './model.js';
 export * from './module.js';
 export * from './subprocess.js';
