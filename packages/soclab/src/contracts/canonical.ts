@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
 /**
@@ -14,7 +14,10 @@ export function canonicalJson(value: unknown): string {
 
 /** Lowercase hex SHA-256 of a UTF-8 string. */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  // One-shot `crypto.hash` (Node >= 20.12) is about twice as fast as createHash for short inputs.
+  return typeof hash === 'function'
+    ? hash('sha256', text, 'hex')
+    : createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** SHA-256 of the canonical JSON of `value`. */

@@ -142,6 +142,8 @@ export interface LeakScanOptions {
 export function findLeaks(value: unknown, options: LeakScanOptions): LeakFinding[] {
   const secrets = options.secrets ?? [];
   const patterns = options.patterns ?? DEFAULT_CANARY_PATTERNS;
+  const forms = secrets.map(secretForms);
+  const matchers = patterns.flatMap((p) => compilePattern(p).matchers.map((m) => ({ pattern: p, ...m })));
   const found: LeakFinding[] = [];
   const seen = new Set<string>();
   const add = (path: string, canary: string, encoding: LeakEncoding) => {
@@ -154,22 +156,20 @@ export function findLeaks(value: unknown, options: LeakScanOptions): LeakFinding
   };
   for (const [path, text] of walkStrings(value)) {
     let exactHit = false;
-    secrets.forEach((secret, i) => {
-      for (const form of secretForms(secret)) {
+    forms.forEach((secretForm, i) => {
+      for (const form of secretForm) {
         if (stringHas(text, form)) {
           add(path, `canary[${i}]`, form.encoding);
           exactHit = true;
         }
       }
     });
-    for (const p of patterns) {
-      for (const { encoding, regex } of compilePattern(p).matchers) {
-        regex.lastIndex = 0;
-        if (!regex.test(text)) continue;
-        // A pattern match that is just one of the run's exact canaries is already reported above.
-        if (exactHit && found.some((f) => f.path === path && f.encoding === encoding)) continue;
-        add(path, p, encoding);
-      }
+    for (const { pattern, encoding, regex } of matchers) {
+      regex.lastIndex = 0;
+      if (!regex.test(text)) continue;
+      // A pattern match that is just one of the run's exact canaries is already reported above.
+      if (exactHit && found.some((f) => f.path === path && f.encoding === encoding)) continue;
+      add(path, pattern, encoding);
     }
   }
   return found;

@@ -28,6 +28,19 @@ export interface EvidenceStore {
   readonly location: string;
 }
 
+function rowToEventHeader(row: ChainRow) {
+  return {
+    event_id: row.event_id,
+    run_id: row.run_id,
+    sequence: row.sequence,
+    event_type: row.event_type,
+    payload_hash: row.payload_hash,
+    previous_hash: row.previous_hash,
+    event_hash: row.event_hash,
+    recorded_at: row.recorded_at,
+  };
+}
+
 export function rowToEvent(row: ChainRow): StoredAuditEvent {
   return Object.freeze({
     event_id: row.event_id,
@@ -101,8 +114,17 @@ export class SqlEvidenceStore implements EvidenceStore {
             previous = row.event_hash;
             rows.push(row);
           }
-          await trx.insertInto('audit_events').values(rows).execute();
-          return rows.map(rowToEvent);
+          // SQLite caps bound variables per statement; 9 columns x 500 rows stays well below it.
+          for (let i = 0; i < rows.length; i += 500) {
+            await trx
+              .insertInto('audit_events')
+              .values(rows.slice(i, i + 500))
+              .execute();
+          }
+          // The payloads are the caller's (already JSON); no need to parse the stored text back.
+          return rows.map(
+            (row, i) => Object.freeze({ ...rowToEventHeader(row), payload: events[i]!.payload }) as StoredAuditEvent,
+          );
         });
       } catch (error) {
         if (attempt < 5 && /unique|duplicate/i.test(String((error as Error).message))) continue;
