@@ -1,3 +1,4 @@
+export * from './env.js';
 export * from './messages.js';
 export * from './parse.js';
 export * from './pricing.js';

@@ -32,6 +32,12 @@ export const soclabMockEntry: ProviderEntry = {
   },
 };
 
+/**
+ * Entries the lab adds to (or replaces in) the @aeh/models registry. To add your own adapter, append its
+ * ProviderEntry here (see docs/custom-provider.md, option 2).
+ */
+export const SOCLAB_PROVIDER_ENTRIES: readonly ProviderEntry[] = Object.freeze([soclabMockEntry, httpEntry]);
+
 /** Providers whose replies are scripted by the scenario; every other provider is live. */
 export const SCRIPTED_PROVIDER_IDS: readonly string[] = Object.freeze([MOCK_PROVIDER_ID]);
 
@@ -50,11 +56,7 @@ export interface SoclabRegistryOptions {
  * ollama, openai_compatible), the scripted adversary `mock`, and `http` (soclab.agent.v1).
  */
 export function soclabProviderRegistry(options: SoclabRegistryOptions = {}): ProviderRegistry {
-  const registry = defaultProviderRegistry({ env: options.env, approved: options.approved }, [
-    soclabMockEntry,
-    httpEntry,
-  ]);
-  return registry;
+  return defaultProviderRegistry({ env: options.env, approved: options.approved }, SOCLAB_PROVIDER_ENTRIES);
 }
 
 /** A provider choice that cannot run: unknown, unapproved or unconfigured (CLI exit 2, API 400). */
