@@ -161,13 +161,17 @@ export async function validateSuite(
   };
   const accept = (raw: RawCase, tc: TestCase | null): void => {
     if (!tc) return;
-    const where = raw.locate(['id'], '');
     const first = ids.get(tc.id);
     if (first) {
       pushIssue(raw.locate(['id'], `duplicate case id '${tc.id}' (first at ${first})`));
       return;
     }
-    ids.set(tc.id, `${where.file}:${where.line}:${where.col}`);
+    let origin = raw.origin;
+    if (origin === undefined) {
+      const where = raw.locate(['id'], '');
+      origin = `${where.file}:${where.line}:${where.col}`;
+    }
+    ids.set(tc.id, origin);
     total++;
     if (tc.repeat) explicitRepeats += tc.repeat;
     else implicit++;
@@ -223,6 +227,7 @@ export async function validateSuite(
   if (rawTests !== undefined && rawTests !== null && !Array.isArray(rawTests) && typeof rawTests !== 'string') {
     pushIssue(locate(['tests'], 'expected a list of cases or file://<path>'));
   }
+  ids.clear(); // not needed after validation; the suite's closures would otherwise keep it alive
   if (suppressed > 0) {
     issues.push({ file: display, line: 0, col: 0, path: '', message: `... and ${suppressed} more problems` });
   }

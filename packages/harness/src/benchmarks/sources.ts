@@ -6,6 +6,8 @@ import { type PathKey, PositionedDocument, pathString, type SuiteIssue } from '.
 /** A case as read from a source, before validation, with a way to locate any of its fields. */
 export interface RawCase {
   value: unknown;
+  /** Cheap `file:line` of the case (streamed sources), used to name the first of two duplicate ids. */
+  origin?: string;
   locate(path: readonly PathKey[], message: string, opts?: { key?: boolean }): SuiteIssue;
 }
 
@@ -64,6 +66,7 @@ async function* readJsonl(file: string, display: string, hash?: Hash): AsyncGene
     let doc: PositionedDocument | undefined;
     yield {
       value,
+      origin: `${display}:${line}`,
       locate(path, message, opts) {
         // Positions inside a line are only computed for lines that have an error.
         doc ??= new PositionedDocument(display, text, line - 1);
@@ -115,6 +118,7 @@ async function* readCsv(file: string, display: string, hash?: Hash): AsyncGenera
     }
     return {
       value,
+      origin: `${display}:${rec.line}`,
       locate(path, message) {
         const i = typeof path[0] === 'string' ? fieldCol.get(path[0]) : undefined;
         const pos = i !== undefined ? rec.positions[i] : { line: rec.line, col: 1 };

@@ -1,4 +1,3 @@
-import Table from 'cli-table3';
 import { createColors } from 'picocolors';
 import { z } from 'zod';
 import type { Experiment } from '../core/experiment.js';
@@ -62,6 +61,8 @@ export async function renderConsole(
 ): Promise<string> {
   const view = asView(run);
   const o = ConsoleOptions.parse(options);
+  // Loaded on use, so `harness list-plugins` (which imports every reporter) stays fast.
+  const { default: Table } = await import('cli-table3');
   const color = wantsColor(o.color);
   const pc = createColors(color);
   const style = color ? {} : { head: [] as string[], border: [] as string[] };

@@ -97,16 +97,31 @@ export async function writeExperimentFile(
 ): Promise<void> {
   const tmp = join(resolve(destination, '..'), `.${basename(destination)}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w');
+  // Writes are batched into ~1 MiB chunks: one system call per chunk, not per result.
+  let pending: string[] = [];
+  let pendingLength = 0;
+  const put = (text: string) => {
+    pending.push(text);
+    pendingLength += text.length;
+    if (pendingLength >= 1 << 20) flush();
+  };
+  const flush = () => {
+    if (pending.length === 0) return;
+    writeSync(fd, pending.join(''));
+    pending = [];
+    pendingLength = 0;
+  };
   try {
     const head = scrub(JSON.stringify(view.header, null, 2));
     // Splice the results array in as the last key of the header object.
-    writeSync(fd, `${head.slice(0, head.lastIndexOf('}')).trimEnd()},\n  "results": [`);
+    put(`${head.slice(0, head.lastIndexOf('}')).trimEnd()},\n  "results": [`);
     let first = true;
     for await (const result of view.results()) {
-      writeSync(fd, `${first ? '\n    ' : ',\n    '}${scrub(JSON.stringify(result))}`);
+      put(`${first ? '\n    ' : ',\n    '}${scrub(JSON.stringify(result))}`);
       first = false;
     }
-    writeSync(fd, first ? ']\n}\n' : '\n  ]\n}\n');
+    put(first ? ']\n}\n' : '\n  ]\n}\n');
+    flush();
   } finally {
     closeSync(fd);
   }

@@ -19,7 +19,14 @@ import { type Metric, metricRegistry } from '../metrics/base.js';
 import type { PluginContext } from '../plugins/registry.js';
 import type { ExperimentHeader, ExperimentView } from '../reporters/base.js';
 import { captureEnvironment } from './environment.js';
-import { indexJournal, JOURNAL_FILE, JournalWriter } from './journal.js';
+import {
+  indexJournal,
+  JOURNAL_FILE,
+  type JournalIndex,
+  JournalWriter,
+  type ResultLocation,
+  sortLocations,
+} from './journal.js';
 import { backoffDelay, DEFAULT_RETRY, RetryBudget, type RetryPolicy, sleep } from './retry.js';
 import { createRunFolder, EXPERIMENT_FILE, viewOfJournal, writeExperimentFile } from './run-folder.js';
 import { runPool } from './scheduler.js';
@@ -75,6 +82,8 @@ export interface RunOutcome {
   results: TestCaseResult[];
   /** Suite positions parallel to `results`. */
   indexes: number[];
+  /** Where each result was journaled (when a journal was given), in result order. */
+  locations: ResultLocation[];
   progress: RunProgress;
   retriesUsed: number;
 }
@@ -301,6 +310,7 @@ export class AgentRunner {
     const { signal, skip, filter, journal, onResult } = hooks;
     const progress: RunProgress = { done: 0, total: hooks.total ?? 0, passed: 0, failed: 0, errors: 0 };
     const kept: { index: number; result: TestCaseResult }[] = [];
+    const locations: ResultLocation[] = [];
     const repeatDefault = this.repeat;
     const budgetBefore = this.#budget.used;
 
@@ -323,7 +333,7 @@ export class AgentRunner {
       async ({ testCase, index, repeat }) => {
         const result = await this.evaluateCase(testCase, repeat, signal);
         if (!result) return;
-        journal?.result(result, index);
+        if (journal) locations.push(journal.result(result, index));
         kept.push({ index, result: this.#slim(result) });
         progress.done++;
         if (result.status === 'passed') progress.passed++;
@@ -340,6 +350,7 @@ export class AgentRunner {
       state: signal?.aborted ? 'cancelled' : 'completed',
       results: kept.map((k) => k.result),
       indexes: kept.map((k) => k.index),
+      locations: sortLocations(locations),
       progress,
       retriesUsed: this.#budget.used - budgetBefore,
     };
@@ -355,12 +366,37 @@ export function createMetric(spec: MetricSpec, ctx: PluginContext): Metric {
 
 /** Accept what adapters return: a full AgentOutput or a partial one; anything invalid is an error output. */
 function normaliseOutput(raw: unknown): AgentOutput {
+  if (isCompleteOutput(raw)) return raw;
   const parsed = AgentOutput.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   return AgentOutput.parse({
     error: `adapter returned an invalid output (${issue.path.join('.') || '(root)'}: ${issue.message})`,
   });
+}
+
+/**
+ * True for an object that already has every AgentOutput field with the right type at the top level (what
+ * `agentOutput()` builds): such outputs skip a second full schema parse on the hot path.
+ */
+function isCompleteOutput(raw: unknown): raw is AgentOutput {
+  if (!raw || typeof raw !== 'object') return false;
+  const o = raw as Record<string, unknown>;
+  const out = o.output;
+  return (
+    (typeof out === 'string' || (typeof out === 'object' && out !== null && !Array.isArray(out))) &&
+    (o.error === null || typeof o.error === 'string') &&
+    (o.latency === null || (typeof o.latency === 'number' && o.latency >= 0)) &&
+    (o.time_to_first_token === null || typeof o.time_to_first_token === 'number') &&
+    Array.isArray(o.tool_calls) &&
+    (o.tool_calls as { tool_name?: unknown }[]).every((c) => c && typeof c.tool_name === 'string') &&
+    (o.trace === null || typeof o.trace === 'object') &&
+    (o.usage === null || typeof o.usage === 'object') &&
+    (o.cost === null || (typeof o.cost === 'number' && o.cost >= 0)) &&
+    typeof o.cost_is_estimated === 'boolean' &&
+    typeof o.metadata === 'object' &&
+    o.metadata !== null
+  );
 }
 
 function agentThrew(err: unknown): AgentOutput {
@@ -549,6 +585,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
   let runDir: string;
   let journal: JournalWriter;
   let header: ExperimentHeader;
+  let resumedIndex: JournalIndex | null = null;
   const filter = caseFilter(options.filter);
   if (options.resume) {
     const target = resolve(options.resume);
@@ -566,6 +603,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
       throw new Error(`cannot resume: ${journalPath} has no header line`);
     }
     header = { ...index.header, state: 'running', finished_at: null };
+    resumedIndex = index;
     journal = JournalWriter.append(journalPath, scrub);
     journal.write({ type: 'resume', at: new Date().toISOString() });
   } else {
@@ -650,23 +688,42 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
   await closeAgent();
 
   // 4. Metrics over everything in the journal (resumed results included), then thresholds.
-  for (let i = 0; i < outcome.results.length; i++) {
-    const r = outcome.results[i];
-    previous.set(resultKey(r), { index: outcome.indexes[i], result: r });
+  let all: TestCaseResult[];
+  let locations: ResultLocation[];
+  if (resumedIndex) {
+    for (let i = 0; i < outcome.results.length; i++) {
+      const r = outcome.results[i];
+      previous.set(resultKey(r), { index: outcome.indexes[i], result: r });
+    }
+    all = [...previous.values()]
+      .sort((a, b) => a.index - b.index || a.result.repeat - b.result.repeat)
+      .map((e) => e.result);
+    const byKey = new Map(resumedIndex.results.map((l) => [l.key, l]));
+    for (const l of outcome.locations) byKey.set(l.key, l);
+    locations = sortLocations([...byKey.values()]);
+  } else {
+    // A fresh run has no duplicates and its results are already in order: no copies.
+    all = outcome.results;
+    locations = outcome.locations;
   }
-  const all = [...previous.values()]
-    .sort((a, b) => a.index - b.index || a.result.repeat - b.result.repeat)
-    .map((e) => e.result);
   const metrics = runner.computeMetrics(all);
   const rules = suite.thresholds ?? {};
   const thresholds =
     options.thresholds !== false && Object.keys(rules).length > 0 ? checkThresholds(metrics, rules) : null;
   const state: ExperimentState = outcome.state;
-  journal.end({ state, finished_at: new Date().toISOString(), metrics, thresholds });
+  const end = { state, finished_at: new Date().toISOString(), metrics, thresholds };
+  journal.end(end);
   journal.close();
+  all.length = 0; // metrics are computed; let the slim copies go before reports are written
 
-  // 5. experiment.json, streamed from the journal.
-  const view = viewOfJournal(indexJournal(journalPath));
+  // 5. experiment.json, streamed from the journal (using the locations recorded while writing it).
+  const view = viewOfJournal({
+    path: journalPath,
+    header,
+    end: { type: 'end', ...end },
+    results: locations,
+    badLines: resumedIndex?.badLines ?? 0,
+  });
   await writeExperimentFile(view, experimentPath, scrub);
   return {
     runDir,

@@ -25,15 +25,7 @@ export function slimResult(r: TestCaseResult): TestCaseResult {
     metadata: EMPTY_OBJECT,
   };
   if (o.transient !== undefined) output.transient = o.transient;
-  const evaluations: EvaluationResult[] = r.evaluations.map((e) => ({
-    evaluator: e.evaluator,
-    score: e.score,
-    passed: e.passed,
-    explanation: '',
-    weight: e.weight,
-    error: e.error,
-    details: e.details?.judge ? { judge: slimJudge(e.details.judge) } : EMPTY_OBJECT,
-  }));
+  const evaluations = slimEvaluations(r.evaluations);
   return {
     test_id: r.test_id,
     test_name: r.test_name,
@@ -58,7 +50,47 @@ function slimJudge(judge: unknown): Record<string, unknown> {
   const j = judge as Record<string, unknown>;
   const out: Record<string, unknown> = { cost: j.cost, usage: j.usage, calls: j.calls };
   if (Array.isArray(j.panel)) {
-    out.panel = (j.panel as Record<string, unknown>[]).map((p) => ({ judge: p.judge, passed: p.passed, score: p.score }));
+    out.panel = (j.panel as Record<string, unknown>[]).map((p) => ({
+      judge: p.judge,
+      passed: p.passed,
+      score: p.score,
+    }));
   }
   return out;
+}
+
+// Identical slim evaluations (same evaluator, score, verdict, weight) are shared rather than copied: in a
+// large run most cases produce one of a handful of distinct ones. The pools are bounded.
+const POOL_LIMIT = 4096;
+const evalPool = new Map<string, EvaluationResult>();
+const listPool = new Map<string, EvaluationResult[]>();
+
+function slimEvaluation(e: EvaluationResult): { key: string; value: EvaluationResult } {
+  const key = `${e.evaluator}\u0000${e.score}\u0000${e.passed}\u0000${e.weight}\u0000${e.error}`;
+  let value = evalPool.get(key);
+  if (!value) {
+    value = Object.freeze({
+      evaluator: e.evaluator,
+      score: e.score,
+      passed: e.passed,
+      explanation: '',
+      weight: e.weight,
+      error: e.error,
+      details: EMPTY_OBJECT,
+    }) as EvaluationResult;
+    if (evalPool.size < POOL_LIMIT) evalPool.set(key, value);
+  }
+  return { key, value };
+}
+
+function slimEvaluations(list: readonly EvaluationResult[]): EvaluationResult[] {
+  if (list.length === 0) return EMPTY_LIST;
+  const parts = list.map(slimEvaluation);
+  const key = parts.map((p) => p.key).join('\u0001');
+  let value = listPool.get(key);
+  if (!value) {
+    value = Object.freeze(parts.map((p) => p.value)) as EvaluationResult[];
+    if (listPool.size < POOL_LIMIT) listPool.set(key, value);
+  }
+  return value;
 }

@@ -131,7 +131,7 @@ tests:
     const lines = issues.map(formatIssue);
     expect(lines.some((l) => /cases\.jsonl:2:\d+: input: /.test(l))).toBe(true);
     expect(
-      lines.some((l) => /cases\.jsonl:3:\d+: id: duplicate case id 'a' \(first at .*cases\.jsonl:1:/.test(l)),
+      lines.some((l) => /cases\.jsonl:3:\d+: id: duplicate case id 'a' \(first at .*cases\.jsonl:1\)/.test(l)),
     ).toBe(true);
     expect(lines.some((l) => /cases\.jsonl:4:2: invalid JSON/.test(l))).toBe(true);
   });
