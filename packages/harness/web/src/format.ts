@@ -1,0 +1,47 @@
+export function pct(v: number | null | undefined, digits = 1): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? '–' : `${(v * 100).toFixed(digits)}%`;
+}
+
+export function num(v: number | null | undefined, digits = 3): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits);
+}
+
+export function signed(v: number | null | undefined, digits = 3): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  return `${v > 0 ? '+' : ''}${v.toFixed(digits)}`;
+}
+
+export function secs(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (v < 1) return `${Math.round(v * 1000)} ms`;
+  if (v < 120) return `${v.toFixed(2)} s`;
+  return `${Math.floor(v / 60)} min ${Math.round(v % 60)} s`;
+}
+
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '–';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
+export function pValue(p: number | null | undefined): string {
+  if (p === null || p === undefined || !Number.isFinite(p)) return '–';
+  return p < 0.001 ? '< 0.001' : p.toFixed(3);
+}
+
+/** Pretty JSON for display (React escapes it; never injected as HTML). */
+export function pretty(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Items with stable React keys for lists whose order is their identity (trajectories, evaluator lists). */
+export function keyed<T>(items: readonly T[], prefix = 'k'): { key: string; item: T; index: number }[] {
+  const out: { key: string; item: T; index: number }[] = [];
+  for (let index = 0; index < items.length; index++) out.push({ key: `${prefix}${index}`, item: items[index], index });
+  return out;
+}
