@@ -137,6 +137,19 @@ describe('Cedar policy engine', () => {
     expect(() => CedarPolicyEngine.load({ dir: dir2 })).toThrow(/is allow and must not carry @obligations/);
   });
 
+  it('proves at load that the schema describes the request the gateway builds', () => {
+    const dir = policyCopy();
+    edit(join(dir, 'schema.cedarschema'), '    all_printable_ascii: Bool,\n', '');
+    edit(join(dir, 'deny.cedar'), '!context.proposal.arguments.all_printable_ascii', 'false');
+    expect(() => CedarPolicyEngine.load({ dir })).toThrow(/schema does not describe the request the gateway builds/);
+  });
+
+  it('gives the same answers when every request is also validated against the schema', async () => {
+    const strict = CedarPolicyEngine.load({ validateRequests: true });
+    const report = await runPolicyTestTable(strict, cases, BUNDLED_POLICY_DIR);
+    expect(report.failed).toBe(0);
+  });
+
   it('refuses a folder without a schema', () => {
     const dir = policyCopy();
     rmSync(join(dir, 'schema.cedarschema'));

@@ -45,6 +45,12 @@ export interface CedarEngineOptions {
   /** Policy folder; default `SOCLAB_POLICY_DIR` or the bundled `data/policies`. */
   dir?: string;
   authorizer?: CedarAuthorizer;
+  /**
+   * Validate every request against the schema as well (slower, with a long tail). Off by default: the gateway's
+   * context builder is proven against the schema when the folder loads, the input document is validated on every
+   * decision, and a type error during evaluation still fails closed.
+   */
+  validateRequests?: boolean;
 }
 
 let preparseCounter = 0;
@@ -70,12 +76,14 @@ export class CedarPolicyEngine implements PolicyEngine {
   private readonly schemaName: string;
   private readonly policySetId: string;
   private readonly authorize: CedarAuthorizer;
+  private readonly validateRequests: boolean;
 
   private constructor(
     folder: PolicyFolder,
     policies: Map<string, PolicyMeta>,
     texts: Record<string, string>,
     authorizer: CedarAuthorizer,
+    validateRequests: boolean,
   ) {
     this.version = folder.version;
     this.digest = folder.digest;
@@ -90,19 +98,28 @@ export class CedarPolicyEngine implements PolicyEngine {
     const setAnswer = cedar.preparsePolicySet(this.policySetId, { staticPolicies: texts });
     if (setAnswer.type !== 'success') throw new PolicyLoadError(`${folder.dir}: policy set could not be preparsed`);
     this.authorize = authorizer;
+    this.validateRequests = validateRequests;
   }
 
   /** Load, validate and preparse a policy folder. Throws `PolicyLoadError` naming file:line:col on any problem. */
   static load(options: CedarEngineOptions = {}): CedarPolicyEngine {
     const folder = readPolicyFolder(resolvePolicyDir(options.dir));
     // Validation and preparsing cost tens of milliseconds; an unchanged folder (same digest) reuses its engine.
-    const cacheKey = `${folder.dir}\u0000${folder.digest}`;
+    const validate = options.validateRequests === true;
+    const cacheKey = `${folder.dir}\u0000${folder.digest}\u0000${validate}`;
     if (!options.authorizer) {
       const cached = engineCache.get(cacheKey);
       if (cached) return cached;
     }
     const { metas, texts } = compilePolicyFolder(folder);
-    const engine = new CedarPolicyEngine(folder, metas, texts, options.authorizer ?? cedar.statefulIsAuthorized);
+    proveContextConformance(folder);
+    const engine = new CedarPolicyEngine(
+      folder,
+      metas,
+      texts,
+      options.authorizer ?? cedar.statefulIsAuthorized,
+      validate,
+    );
     if (!options.authorizer) engineCache.set(cacheKey, engine);
     return engine;
   }
@@ -124,9 +141,8 @@ export class CedarPolicyEngine implements PolicyEngine {
         resource: request.resource,
         context: request.context,
         entities: request.entities,
-        preparsedSchemaName: this.schemaName,
         preparsedPolicySetId: this.policySetId,
-        validateRequest: true,
+        ...(this.validateRequests ? { preparsedSchemaName: this.schemaName, validateRequest: true } : {}),
       });
     } catch (error) {
       throw new PolicyUnavailableError(
@@ -277,6 +293,65 @@ export function compilePolicyFolder(folder: PolicyFolder): {
     throw new PolicyLoadError(`policy folder ${folder.dir} is invalid:\n  ${problems.join('\n  ')}`, problems);
   }
   return { metas, texts };
+}
+
+/** Inputs covering every shape the context builder produces (all optional attributes present, and none). */
+function probeInputs(): PolicyInput[] {
+  const context = {
+    incident_id: 'INC-0',
+    authority_level: 'L4' as const,
+    approved_models: [['p', 'm'] as const],
+    tools: { t: { risk_tier: 'high' as const, allowed_arguments: ['user_id'] } },
+    limits: {
+      calls_made: 1,
+      max_calls: 2,
+      cost_used_usd: 0,
+      max_cost_usd: 1,
+      elapsed_seconds: 0,
+      max_elapsed_seconds: 1,
+    },
+    approval: { present: false, valid: false },
+    degraded: false,
+  };
+  const proposal = {
+    agent_id: 'a',
+    delegated_user_id: 'd',
+    incident_id: 'INC-0',
+    tool_name: 't',
+    evidence_count: 1,
+    provider: 'p',
+    model: 'm',
+  };
+  return [
+    {
+      proposal: { ...proposal, arguments: { user_id: 'u', endpoint_id: 'e', indicator: '10.0.0.0/8', n: 1 } },
+      context: { ...context, protected_assets: { user_ids: ['u'], endpoint_ids: ['e'], indicators: ['i'] } },
+    },
+    { proposal: { ...proposal, arguments: {} }, context: { ...context, protected_assets: {} } },
+  ];
+}
+
+/**
+ * Prove that the schema describes exactly the requests the gateway builds, so decisions need not re-validate each
+ * request. A schema that does not (a user folder expecting other attributes) fails the load with the reason.
+ */
+function proveContextConformance(folder: PolicyFolder): void {
+  for (const input of probeInputs()) {
+    const request = toCedarRequest(input);
+    const context = cedar.checkParseContext({
+      context: request.context,
+      schema: folder.schema.text,
+      action: request.action,
+    });
+    const entities = cedar.checkParseEntities({ entities: request.entities, schema: folder.schema.text });
+    for (const answer of [context, entities]) {
+      if (answer.type !== 'success') {
+        throw new PolicyLoadError(
+          `${folder.schema.path}: the schema does not describe the request the gateway builds: ${answer.errors.map((e) => e.message).join('; ')}`,
+        );
+      }
+    }
+  }
 }
 
 /** Byte offsets of each policy's text within its file (the parts are verbatim slices, in no guaranteed order). */
