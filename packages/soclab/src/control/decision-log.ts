@@ -14,6 +14,16 @@ export function controlDecisionLines(events: readonly StoredAuditEvent[]): strin
     const detail = payload.detail ?? {};
     const id = payload.proposal_id ?? '';
     const seq = `#${event.sequence}`.padEnd(5);
+    if (event.event_type === 'executor.execution') {
+      const x = event.payload as {
+        tool?: string;
+        state_changing?: boolean;
+        receipt?: { execution_id?: string } | null;
+      };
+      if (x.state_changing)
+        lines.push(`${seq}   executor ran ${x.tool ?? '?'} (receipt ${x.receipt?.execution_id ?? '?'}, simulation)`);
+      continue;
+    }
     if (event.event_type === 'executor.refusal') {
       const r = event.payload as { tool?: string; code?: string };
       lines.push(`${seq} executor refused ${r.tool ?? '?'}: ${r.code ?? '?'}`);

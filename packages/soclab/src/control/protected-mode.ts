@@ -46,10 +46,7 @@ export const protectedMode: ModeDefinition = {
       canaryPatterns: DEFAULT_CANARY_PATTERNS,
       policyVersion: session.policyVersion,
       decisionsTotal: () => session.gateway.events.length,
-      controlEvents: (): ControlChainEvent[] => [
-        ...session.gateway.events.map((event) => ({ event_type: `gateway.${event.kind}`, payload: { ...event } })),
-        ...session.executor.refusals.map((refusal) => ({ event_type: 'executor.refusal', payload: { ...refusal } })),
-      ],
+      controlEvents: (): ControlChainEvent[] => session.chainEvents(),
       harness: {
         async forgeGrant(action) {
           const r = forgeGrantAttack(session, action);

@@ -77,7 +77,11 @@ export interface ProtectedSession {
   redactForPersistence<T>(value: T): T;
   /** Every control record so far, in order. */
   records(): readonly ControlRecord[];
-  /** `gateway.<kind>` per gateway event, then `execution.receipt` per state change (payloads redacted). */
+  /**
+   * The control plane's chain events in the order they happened (payloads redacted): `gateway.<kind>` per gateway
+   * event, `executor.execution` per execution (with its grant id and, for state changes, the receipt),
+   * `executor.refusal` per refused grant or tool call.
+   */
   chainEvents(): ControlChainEvent[];
 }
 
@@ -168,15 +172,15 @@ export function createProtectedSession(options: ProtectedSessionOptions): Protec
     },
     redactForPersistence,
     records: () => records,
-    chainEvents: () => [
-      ...gateway.events.map((event) => ({
-        event_type: `gateway.${event.kind}`,
-        payload: redactForPersistence({ ...event }) as Record<string, unknown>,
-      })),
-      ...executor.receipts.map((execution) => ({
-        event_type: 'execution.receipt',
-        payload: redactForPersistence({ ...execution }) as Record<string, unknown>,
-      })),
-    ],
+    chainEvents: () =>
+      records.map((record) => {
+        if (record.kind === 'gateway') {
+          return { event_type: `gateway.${record.event.kind}`, payload: redactForPersistence({ ...record.event }) };
+        }
+        if (record.kind === 'execution') {
+          return { event_type: 'executor.execution', payload: redactForPersistence({ ...record.execution }) };
+        }
+        return { event_type: 'executor.refusal', payload: redactForPersistence({ ...record.refusal }) };
+      }),
   };
 }

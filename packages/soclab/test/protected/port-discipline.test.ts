@@ -78,6 +78,20 @@ describe('port discipline (runtime)', () => {
       const proposed = result.investigation.proposals.map((p) => p.proposal.proposal_id);
       expect(received.slice(0, proposed.length), scenario.id).toEqual(proposed);
       for (const p of result.investigation.proposals) expect(p.result.controlled, scenario.id).toBe(true);
+      // Each execution on the chain names a grant the gateway issued (recorded before it).
+      const issued = new Map<unknown, number>();
+      for (const e of events) {
+        if (e.event_type === 'gateway.grant_issued') {
+          issued.set((e.payload.detail as { grant_id: string }).grant_id, e.sequence);
+        }
+        if (e.event_type === 'executor.execution') {
+          const at = issued.get(e.payload.grant_id);
+          expect(at, `${scenario.id} execution without an issued grant`).toBeDefined();
+          expect(at!).toBeLessThan(e.sequence);
+        }
+      }
+      const executions = events.filter((e) => e.event_type === 'executor.execution').length;
+      expect(executions, scenario.id).toBe(result.final_state.reads + result.final_state.state_changes);
     }
   });
 
