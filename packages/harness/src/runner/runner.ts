@@ -90,6 +90,11 @@ export interface RunOutcome {
 
 class CaseAborted extends Error {}
 
+/** The agent could not be created from its adapter and options (a configuration problem; nothing ran). */
+export class AgentSetupError extends Error {
+  override name = 'AgentSetupError';
+}
+
 const DEFAULT_TIMEOUT_SECONDS = 300;
 
 function errorMessage(err: unknown): string {
@@ -552,7 +557,12 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
   let agent = options.agent;
   if (!agent) {
     const plugin = adapterRegistry.get(spec.adapter);
-    agent = await plugin.create(parseOptions(plugin, spec.options ?? {}) as never, ctx);
+    const adapterOptions = parseOptions(plugin, spec.options ?? {});
+    try {
+      agent = await plugin.create(adapterOptions as never, ctx);
+    } catch (err) {
+      throw new AgentSetupError(`cannot create the '${plugin.name}' agent: ${errorMessage(err)}`);
+    }
   }
   const closeAgent = async () => {
     try {
