@@ -306,7 +306,7 @@ export class ControlGateway implements ProposalPort {
         error: redactText(message, this.patterns).slice(0, 1000),
         state_changing: stateChanging,
       });
-      if (stateChanging || !this.config.degraded_read_only || !(proposal.tool_name in this.tools)) return null;
+      if (stateChanging || !this.config.degraded_read_only || !Object.hasOwn(this.tools, proposal.tool_name)) return null;
       this.record(proposal.proposal_id, 'degraded_read_only_continuation', {});
       engineDecision = {
         outcome: 'allow_with_obligations',
