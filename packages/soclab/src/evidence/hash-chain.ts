@@ -32,12 +32,16 @@ export const payloadHash = (text: string): string => sha256Hex(text);
  */
 export function headerText(row: Omit<ChainRow, 'payload' | 'event_hash'>): string {
   return (
-    `{"event_id":${JSON.stringify(row.event_id)},"event_type":${JSON.stringify(row.event_type)},` +
-    `"payload_hash":${JSON.stringify(row.payload_hash)},"previous_hash":${JSON.stringify(row.previous_hash)},` +
-    `"recorded_at":${JSON.stringify(row.recorded_at)},"run_id":${JSON.stringify(row.run_id)},` +
+    `{"event_id":${str(row.event_id)},"event_type":${str(row.event_type)},` +
+    `"payload_hash":${str(row.payload_hash)},"previous_hash":${str(row.previous_hash)},` +
+    `"recorded_at":${str(row.recorded_at)},"run_id":${str(row.run_id)},` +
     `"sequence":${Number.isSafeInteger(row.sequence) ? String(row.sequence) : JSON.stringify(row.sequence)}}`
   );
 }
+
+/** JSON string literal; ids, hashes and timestamps need no escaping, so skip JSON.stringify for them. */
+const PLAIN = /^[A-Za-z0-9._:+-]*$/;
+const str = (s: string): string => (PLAIN.test(s) ? `"${s}"` : JSON.stringify(s));
 
 export const eventHash = (row: Omit<ChainRow, 'payload' | 'event_hash'>): string => sha256Hex(headerText(row));
 
