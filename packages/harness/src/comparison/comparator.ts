@@ -2,7 +2,7 @@ import type { Experiment, MetricDirection, MetricResult } from '../core/experime
 import { type ExperimentView, isView, viewOf } from '../reporters/base.js';
 import { mcnemarExact, pairedBootstrap, signFlipTest } from '../stats/paired.js';
 import { DEFAULT_SEED } from '../stats/rng.js';
-import { collectRun, type RunTable } from './collect.js';
+import { collectRun, type RunTable, rowsInOrder } from './collect.js';
 import { applyGate, EPSILON, type GateOptions } from './gate.js';
 import type { CaseFlip, ExperimentComparison, MetricDelta, PairedMeasure } from './models.js';
 
@@ -57,7 +57,7 @@ export function compareTables(base: RunTable, cand: RunTable, options: CompareOp
   let common = 0;
   let excludedQuarantined = 0;
   let onlyInBaseline = 0;
-  for (let b = 0; b < base.keys.length; b++) {
+  for (const b of rowsInOrder(base)) {
     const c = cand.index.get(base.keys[b]);
     if (c === undefined) {
       onlyInBaseline++;
@@ -96,7 +96,16 @@ export function compareTables(base: RunTable, cand: RunTable, options: CompareOp
   const perCase = new Map<string, number>();
   for (const [b] of pairs) perCase.set(base.testIds[b], (perCase.get(base.testIds[b]) ?? 0) + 1);
   const clustered = [...perCase.values()].some((n) => n > 1);
-  const ctx: MeasureContext = { base, cand, pairs, clustered, level, seed, resamples: options.resamples };
+  const ctx: MeasureContext = {
+    base,
+    cand,
+    pairs,
+    clustered,
+    level,
+    seed,
+    resamples: options.resamples,
+    bootCache: [],
+  };
 
   const measures: PairedMeasure[] = [];
   measures.push(
@@ -195,6 +204,8 @@ interface MeasureContext {
   level: number;
   seed: number;
   resamples: number | undefined;
+  /** Bootstraps already computed, so a measure with the same per-pair changes (e.g. a pass/fail evaluator) is free. */
+  bootCache: Array<{ diffs: Float64Array; result: ReturnType<typeof pairedBootstrap> }>;
 }
 
 interface MeasureSpec {
@@ -253,7 +264,11 @@ function measure(ctx: MeasureContext, spec: MeasureSpec): PairedMeasure {
   const baselineValue = n > 0 ? bSum / n : 0;
   const candidateValue = n > 0 ? cSum / n : 0;
   const delta = candidateValue - baselineValue;
-  const boot = pairedBootstrap(diffs, { level: ctx.level, seed: ctx.seed, resamples: ctx.resamples });
+  let boot = ctx.bootCache.find((c) => sameValues(c.diffs, diffs))?.result;
+  if (!boot) {
+    boot = pairedBootstrap(diffs, { level: ctx.level, seed: ctx.seed, resamples: ctx.resamples });
+    ctx.bootCache.push({ diffs, result: boot });
+  }
   let test: string;
   let pValue: number | null;
   const details: Record<string, unknown> = {};
@@ -270,7 +285,12 @@ function measure(ctx: MeasureContext, spec: MeasureSpec): PairedMeasure {
     // 0/1 outcomes without repeats reduces to McNemar.
     const r = signFlipTest(diffs, { seed: ctx.seed, resamples: ctx.resamples });
     pValue = r.p_value;
-    test = r.exact ? 'sign-flip permutation (exact)' : `sign-flip permutation (${r.resamples} resamples)`;
+    test =
+      r.method === 'exact'
+        ? 'sign-flip permutation (exact)'
+        : r.method === 'normal'
+          ? 'sign-flip permutation (normal limit)'
+          : `sign-flip permutation (${r.resamples} resamples)`;
   }
   if (n > 0) {
     details.got_worse = worse;
@@ -302,6 +322,12 @@ function measure(ctx: MeasureContext, spec: MeasureSpec): PairedMeasure {
     verdict: 'unchanged',
     details,
   };
+}
+
+function sameValues(a: Float64Array, b: Float64Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Percentage change; null when the baseline is 0 or the result is not finite. */

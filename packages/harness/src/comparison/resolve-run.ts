@@ -1,11 +1,15 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ExperimentView } from '../reporters/base.js';
 
 /** A run opened for reading; `close()` releases whatever backs it (the run index, when it came from there). */
 export interface OpenedRun {
-  view: ExperimentView;
+  /** The run as a streamed view (loaded on first call). */
+  view(): Promise<ExperimentView>;
   /** Where it came from: a path, or `store:<id>`. */
   source: string;
+  /** The run's journal file when it has one (comparison reads it directly, which is faster). */
+  journal: string | null;
   close(): Promise<void>;
 }
 
@@ -29,7 +33,7 @@ export class RunReferenceError extends Error {
 export async function resolveRun(ref: string, options: ResolveRunOptions = {}): Promise<OpenedRun> {
   const { loadRun } = await import('../runner/run-folder.js');
   if (existsSync(ref)) {
-    return { view: await loadRun(ref), source: ref, close: async () => {} };
+    return { view: once(() => loadRun(ref)), source: ref, journal: journalOf(ref), close: async () => {} };
   }
   if (/\.(json|jsonl)$/i.test(ref)) {
     throw new RunReferenceError(`run not found: ${ref} (no such file or folder)`);
@@ -48,11 +52,17 @@ export async function resolveRun(ref: string, options: ResolveRunOptions = {}): 
     await store.syncIndex(runsDir);
     const run = await store.getRun(ref);
     if (run.location && existsSync(run.location)) {
-      return { view: await loadRun(run.location), source: run.location, close: async () => {} };
+      const location = run.location;
+      return {
+        view: once(() => loadRun(location)),
+        source: location,
+        journal: journalOf(location),
+        close: async () => {},
+      };
     }
     const view = await store.runView(run.id);
     keepOpen = true;
-    return { view, source: `store:${run.id}`, close: () => store.close() };
+    return { view: async () => view, source: `store:${run.id}`, journal: null, close: () => store.close() };
   } catch (err) {
     if (err instanceof RunLookupError) {
       throw new RunReferenceError(
@@ -63,4 +73,21 @@ export async function resolveRun(ref: string, options: ResolveRunOptions = {}): 
   } finally {
     if (!keepOpen) await store.close();
   }
+}
+
+/** The journal behind a run path, if any (the same preference as `loadRun`: a folder's journal first). */
+function journalOf(path: string): string | null {
+  if (statSync(path).isDirectory()) {
+    const journal = join(path, 'journal.jsonl');
+    return existsSync(journal) ? journal : null;
+  }
+  return path.endsWith('.jsonl') ? path : null;
+}
+
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | null = null;
+  return () => {
+    value ??= load();
+    return value;
+  };
 }

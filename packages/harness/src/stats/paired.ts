@@ -2,6 +2,7 @@
  * Paired statistics for comparing two runs on the cases they share: the exact McNemar (sign) test for
  * pass/fail, a seeded paired bootstrap for mean differences, and Holm's step-down correction.
  */
+import { quantileSorted } from './percentiles.js';
 import { DEFAULT_SEED } from './rng.js';
 
 /** Result of an exact two-sided sign test on discordant pairs. */
@@ -97,23 +98,53 @@ export function pairedBootstrap(
   const requested = options.resamples ?? DEFAULT_RESAMPLES;
   const maxWork = options.maxWork ?? DEFAULT_MAX_WORK;
   const floor = Math.min(requested, options.minResamples ?? DEFAULT_MIN_RESAMPLES);
-  const resamples = Math.max(floor, Math.min(requested, Math.floor(maxWork / n)));
+  // Pairs that did not change contribute 0 to every resampled sum. When most pairs are unchanged, draw only the
+  // picks that land on changed pairs: successive picks of a changed pair are Geometric(m/n) apart, so walking
+  // the n picks by geometric jumps samples exactly the same distribution in O(m) instead of O(n) per resample.
+  const changed: number[] = [];
+  for (let i = 0; i < n; i++) if (d[i] !== 0) changed.push(d[i]);
+  const m = changed.length;
+  const sparse = m * 2 < n;
+  // A sparse pick costs about three dense ones (two random numbers and a logarithm).
+  const unitWork = sparse ? Math.max(1, 3 * m) : n;
+  const resamples = Math.max(floor, Math.min(requested, Math.floor(maxWork / unitWork)));
   // Every resample has the same mean: the interval is a point.
   if (allSame) return { n, mean: d[0], lower: d[0], upper: d[0], level, resamples, seed };
   const means = new Float64Array(resamples);
-  // mulberry32 inlined (same generator as stats/rng.ts): this loop runs up to `maxWork` times.
   let state = seed >>> 0;
-  for (let b = 0; b < resamples; b++) {
-    let s = 0;
-    for (let i = 0; i < n; i++) {
-      state = (state + 0x6d2b79f5) | 0;
-      let t = state;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      const u = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-      s += d[(u * n) | 0];
+  const next = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  if (sparse) {
+    const logMiss = Math.log1p(-m / n);
+    for (let b = 0; b < resamples; b++) {
+      let s = 0;
+      // Position of the next pick that lands on a changed pair (1-based); stop past the n-th pick.
+      let pos = 0;
+      for (;;) {
+        pos += 1 + Math.floor(Math.log(1 - next()) / logMiss);
+        if (pos > n) break;
+        s += changed[(next() * m) | 0];
+      }
+      means[b] = s / n;
     }
-    means[b] = s / n;
+  } else {
+    // Inlined mulberry32 (same generator as stats/rng.ts): this loop runs up to `maxWork` times.
+    for (let b = 0; b < resamples; b++) {
+      let s = 0;
+      for (let i = 0; i < n; i++) {
+        state = (state + 0x6d2b79f5) | 0;
+        let t = state;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        s += d[((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n) | 0];
+      }
+      means[b] = s / n;
+    }
   }
   means.sort();
   const alpha = 1 - level;
@@ -141,10 +172,14 @@ export interface SignFlipResult {
   p_value: number;
   /** True when all 2^n sign patterns were enumerated (n <= 16). */
   exact: boolean;
+  /** `exact` enumeration, `monte_carlo` resampling, or the `normal` limit of the permutation distribution. */
+  method: 'exact' | 'monte_carlo' | 'normal';
   resamples: number;
 }
 
 const EXACT_SIGN_FLIP_MAX_N = 16;
+/** From this many changed pairs on, the permutation distribution is used through its normal limit. */
+const NORMAL_SIGN_FLIP_MIN_N = 2000;
 
 /**
  * Paired permutation (sign-flip) test of "mean difference = 0": under H0 each pair's difference is as likely to
@@ -162,7 +197,7 @@ export function signFlipTest(differences: ArrayLike<number>, options: SignFlipOp
     if (d[i] !== 0) nonZero++;
   }
   observed = Math.abs(observed);
-  if (n === 0 || nonZero === 0) return { n, p_value: 1, exact: true, resamples: 0 };
+  if (n === 0 || nonZero === 0) return { n, p_value: 1, exact: true, method: 'exact', resamples: 0 };
   // Relative tolerance so that sums equal up to rounding count as ties (ties count against rejecting H0).
   const tol = 1e-9 * Math.max(1, observed);
   if (n <= EXACT_SIGN_FLIP_MAX_N) {
@@ -173,7 +208,26 @@ export function signFlipTest(differences: ArrayLike<number>, options: SignFlipOp
       for (let i = 0; i < n; i++) s += mask & (1 << i) ? -d[i] : d[i];
       if (Math.abs(s) >= observed - tol) extreme++;
     }
-    return { n, p_value: extreme / patterns, exact: true, resamples: patterns };
+    return { n, p_value: extreme / patterns, exact: true, method: 'exact', resamples: patterns };
+  }
+  if (nonZero >= NORMAL_SIGN_FLIP_MIN_N) {
+    // Under H0 the signed sum has mean 0 and variance exactly sum(d^2); with many pairs and no single pair
+    // dominating (Lindeberg), it is normal to well within Monte Carlo error, at no resampling cost.
+    let sumSq = 0;
+    let maxSq = 0;
+    let lattice = true;
+    const step = Math.abs(d.find((x) => x !== 0) ?? 0);
+    for (let i = 0; i < n; i++) {
+      const sq = d[i] * d[i];
+      sumSq += sq;
+      if (sq > maxSq) maxSq = sq;
+      if (d[i] !== 0 && Math.abs(Math.abs(d[i]) - step) > 1e-12) lattice = false;
+    }
+    if (maxSq <= 0.01 * sumSq) {
+      // Equal-size changes (e.g. -1/+1 pass flips) move the sum in steps of 2*step: continuity-correct by one step.
+      const z = Math.max(0, observed - (lattice ? step : 0)) / Math.sqrt(sumSq);
+      return { n, p_value: Math.min(1, erfc(z / Math.SQRT2)), exact: false, method: 'normal', resamples: 0 };
+    }
   }
   const requested = options.resamples ?? DEFAULT_RESAMPLES;
   const maxWork = options.maxWork ?? DEFAULT_MAX_WORK;
@@ -198,18 +252,33 @@ export function signFlipTest(differences: ArrayLike<number>, options: SignFlipOp
     }
     if (Math.abs(s) >= observed - tol) extreme++;
   }
-  return { n, p_value: (extreme + 1) / (resamples + 1), exact: false, resamples };
+  return { n, p_value: (extreme + 1) / (resamples + 1), exact: false, method: 'monte_carlo', resamples };
 }
 
-/** Linear-interpolation quantile (Hyndman & Fan type 7) of an ascending array. */
-export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
-  const n = sorted.length;
-  if (n === 0) return Number.NaN;
-  if (n === 1) return sorted[0];
-  const h = (n - 1) * Math.min(1, Math.max(0, q));
-  const lo = Math.floor(h);
-  const hi = Math.min(n - 1, lo + 1);
-  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+/**
+ * Complementary error function (Chebyshev approximation, fractional error below 1.2e-7 everywhere;
+ * Press et al., Numerical Recipes, 6.2). Two-sided normal p-value for z: erfc(|z| / sqrt 2).
+ */
+export function erfc(x: number): number {
+  const z = Math.abs(x);
+  const t = 1 / (1 + 0.5 * z);
+  const r =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t *
+                  (0.09678418 +
+                    t *
+                      (-0.18628806 +
+                        t *
+                          (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return x >= 0 ? r : 2 - r;
 }
 
 /**

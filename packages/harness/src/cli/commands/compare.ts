@@ -64,9 +64,8 @@ export function register(program: Command): void {
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders (for run ids)', 'runs')
     .action(async (baselineRef, candidateRef, opts) => {
-      const { parseTolerance, ExperimentComparator, comparisonConsole, comparisonMarkdown } = await import(
-        '../../comparison/index.js'
-      );
+      const { parseTolerance, collectJournal, collectRun, compareTables, comparisonConsole, comparisonMarkdown } =
+        await import('../../comparison/index.js');
       const { resolveRun, RunReferenceError } = await import('../../comparison/resolve-run.js');
       let tolerance: ReturnType<typeof parseTolerance> | undefined;
       try {
@@ -87,7 +86,9 @@ export function register(program: Command): void {
       try {
         const candidate = await open(candidateRef);
         try {
-          const comparison = await ExperimentComparator.compare(baseline.view, candidate.view, {
+          const table = (run: typeof baseline) =>
+            run.journal ? collectJournal(run.journal) : run.view().then(collectRun);
+          const comparison = compareTables(await table(baseline), await table(candidate), {
             alpha: opts.alpha,
             strict: opts.strict ?? false,
             tolerance,

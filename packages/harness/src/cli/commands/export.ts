@@ -52,7 +52,7 @@ export function register(program: Command): void {
       }
       try {
         const reporter = plugin.create(parsed.data as never);
-        const text = await reporter.report(run.view, opts.out);
+        const text = await reporter.report(await run.view(), opts.out);
         if (opts.out) process.stderr.write(`harness: ${opts.format} report written to ${opts.out}\n`);
         else process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
       } finally {

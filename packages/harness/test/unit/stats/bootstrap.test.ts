@@ -46,7 +46,9 @@ describe('bootstrapMean', () => {
   });
   it('reduces resamples for huge inputs but never below 200', () => {
     expect(bootstrapIterations(100)).toBe(2000);
+    expect(bootstrapIterations(1000)).toBe(2000);
+    expect(bootstrapIterations(4000)).toBe(500);
     expect(bootstrapIterations(100_000)).toBe(200);
-    expect(bootstrapIterations(10_000)).toBe(500);
+    expect(bootstrapIterations(50, 300)).toBe(300);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { holmAdjust, mcnemarExact, pairedBootstrap, quantileSorted, signFlipTest } from '../../../src/stats/paired.js';
+import { erfc, holmAdjust, mcnemarExact, pairedBootstrap, signFlipTest } from '../../../src/stats/paired.js';
+import { quantileSorted } from '../../../src/stats/percentiles.js';
 
 /** Exact two-sided McNemar p by brute force in integer arithmetic: 2 * sum_{i<=k} C(n, i) / 2^n. */
 function mcnemarReference(b: number, c: number): number {
@@ -98,6 +99,21 @@ describe('pairedBootstrap', () => {
     expect(pairedBootstrap([])).toMatchObject({ n: 0, mean: 0, lower: 0, upper: 0 });
   });
 
+  it('agrees with normal theory on large samples, on both the sparse and the dense resampling path', () => {
+    // 5% changed pairs (sparse path) and all pairs changed (dense path), n = 4000.
+    const n = 4000;
+    const sparse = Array.from({ length: n }, (_, i) => (i % 20 === 0 ? (i % 40 === 0 ? 1 : -0.6) : 0));
+    const dense = Array.from({ length: n }, (_, i) => ((i * 7919) % 101) / 100 - 0.45);
+    for (const d of [sparse, dense]) {
+      const mean = d.reduce((s, x) => s + x, 0) / n;
+      const sd = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / (n - 1));
+      const half = (1.959963984540054 * sd) / Math.sqrt(n);
+      const r = pairedBootstrap(d, { resamples: 4000 });
+      expect(Math.abs(r.lower - (mean - half)) / half).toBeLessThan(0.08);
+      expect(Math.abs(r.upper - (mean + half)) / half).toBeLessThan(0.08);
+    }
+  });
+
   it('reduces resamples for very large inputs but never below the floor, and says so', () => {
     const big = Array.from({ length: 100_000 }, (_, i) => (i % 7) - 3);
     const r = pairedBootstrap(big);
@@ -154,8 +170,26 @@ describe('signFlipTest', () => {
     expect(null0.p_value).toBeGreaterThan(0.9);
   });
 
+  it('uses the normal limit for thousands of changed pairs, matching McNemar on -1/+1 data', () => {
+    const d = [...Array(1100).fill(-1), ...Array(1000).fill(1), ...Array(3000).fill(0)];
+    const r = signFlipTest(d);
+    expect(r.method).toBe('normal');
+    const exact = mcnemarExact(1100, 1000).p_value;
+    expect(Math.abs(r.p_value - exact) / exact).toBeLessThan(0.02);
+  });
+
   it('returns p = 1 when nothing changed', () => {
     expect(signFlipTest([0, 0, 0]).p_value).toBe(1);
+  });
+});
+
+describe('erfc', () => {
+  it('matches tabulated values', () => {
+    expect(erfc(0)).toBeCloseTo(1, 7);
+    expect(erfc(1)).toBeCloseTo(0.157299207, 7);
+    expect(erfc(2)).toBeCloseTo(0.004677735, 8);
+    expect(erfc(-1)).toBeCloseTo(1.842700793, 7);
+    expect(Math.abs(erfc(1.959963984540054 / Math.SQRT2) - 0.05)).toBeLessThan(1e-7);
   });
 });
 
