@@ -1,9 +1,8 @@
 import {
   AgentOutput,
   type AgentOutputInput,
-  agentOutput,
   type TokenUsage,
-  type ToolCallRecordInput,
+  type ToolCallRecord,
 } from '../core/agent.js';
 
 /** Shared by the network and process adapters: turn loosely shaped agent replies into core models. */
@@ -25,7 +24,7 @@ function num(v: unknown): number | undefined {
  * result|output, duration|duration_ms, status|is_error|error}`. Arguments given as a JSON string are parsed.
  * Returns null when no tool name can be found.
  */
-export function toToolCall(raw: unknown): ToolCallRecordInput | null {
+export function toToolCall(raw: unknown): ToolCallRecord | null {
   if (!isObject(raw)) return null;
   const fn = isObject(raw.function) ? raw.function : undefined;
   const name = [raw.tool_name, raw.name, raw.tool, fn?.name].find((v) => typeof v === 'string' && v.length > 0);
@@ -55,9 +54,32 @@ export function toToolCall(raw: unknown): ToolCallRecordInput | null {
 }
 
 /** A list of tool calls (non-arrays become a one-element list; unrecognisable entries are dropped). */
-export function toToolCalls(raw: unknown): ToolCallRecordInput[] {
+export function toToolCalls(raw: unknown): ToolCallRecord[] {
   const list = Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw];
-  return list.map(toToolCall).filter((c): c is ToolCallRecordInput => c !== null);
+  return list.map(toToolCall).filter((c): c is ToolCallRecord => c !== null);
+}
+
+/**
+ * Complete an AgentOutput from parts the adapter built itself (tool calls from toToolCall, usage from toUsage,
+ * a string or plain-object output). Skips schema validation, which the hot path of a 1,000-case run would
+ * otherwise pay for every reply; untrusted shapes go through `replyToOutput` instead.
+ */
+export function completeOutput(p: Partial<AgentOutput>): AgentOutput {
+  const out: AgentOutput = {
+    output: p.output ?? '',
+    error: p.error ?? null,
+    latency: p.latency ?? null,
+    time_to_first_token: p.time_to_first_token ?? null,
+    tool_calls: p.tool_calls ?? [],
+    trace: p.trace ?? null,
+    usage: p.usage ?? null,
+    cost: p.cost ?? null,
+    cost_is_estimated: p.cost_is_estimated ?? false,
+    metadata: p.metadata ?? {},
+  };
+  if (p.transient !== undefined) out.transient = p.transient;
+  if (p.retry_after !== undefined) out.retry_after = p.retry_after;
+  return out;
 }
 
 /** Token usage from `{input_tokens|prompt_tokens|inputTokens, output_tokens|completion_tokens|outputTokens}`. */
@@ -78,17 +100,14 @@ export function errorOutput(
   message: string,
   extra: { transient?: boolean; retry_after?: number; latency?: number | null; metadata?: Json } = {},
 ): AgentOutput {
-  const partial: AgentOutputInput = {
-    output: '',
+  return completeOutput({
     error: message,
-    latency: extra.latency ?? null,
+    latency: extra.latency === null || extra.latency === undefined ? null : Math.max(0, extra.latency),
     metadata: extra.metadata ?? {},
-  };
-  if (extra.transient) partial.transient = true;
-  if (extra.retry_after !== undefined && Number.isFinite(extra.retry_after)) {
-    partial.retry_after = Math.max(0, extra.retry_after);
-  }
-  return agentOutput(partial);
+    transient: extra.transient ? true : undefined,
+    retry_after:
+      extra.retry_after !== undefined && Number.isFinite(extra.retry_after) ? Math.max(0, extra.retry_after) : undefined,
+  });
 }
 
 /**
@@ -97,6 +116,20 @@ export function errorOutput(
  */
 export function replyToOutput(reply: Json, latency: number | null): AgentOutput {
   const out = reply.output;
+  const cost = num(reply.cost);
+  if (reply.trace === undefined && (reply.metadata === undefined || isObject(reply.metadata))) {
+    // Every part below is built by the normalisers, so no schema pass is needed.
+    return completeOutput({
+      output: typeof out === 'string' || isObject(out) ? out : out === undefined || out === null ? '' : JSON.stringify(out),
+      error:
+        typeof reply.error === 'string' ? reply.error : isObject(reply.error) ? JSON.stringify(reply.error) : null,
+      latency,
+      tool_calls: toToolCalls(reply.tool_calls),
+      usage: toUsage(reply.usage),
+      metadata: isObject(reply.metadata) ? reply.metadata : {},
+      cost: cost !== undefined && cost >= 0 ? cost : null,
+    });
+  }
   const partial: AgentOutputInput = {
     output:
       typeof out === 'string' || isObject(out) ? out : out === undefined || out === null ? '' : JSON.stringify(out),
@@ -106,7 +139,6 @@ export function replyToOutput(reply: Json, latency: number | null): AgentOutput 
     usage: toUsage(reply.usage),
     metadata: isObject(reply.metadata) ? reply.metadata : {},
   };
-  const cost = num(reply.cost);
   if (cost !== undefined && cost >= 0) partial.cost = cost;
   if (isObject(reply.trace)) partial.trace = reply.trace as AgentOutputInput['trace'];
   const parsed = AgentOutput.safeParse(partial);

@@ -1,9 +1,10 @@
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { Agent as UndiciAgent } from 'undici';
-import { type AgentOutput, type AgentOutputInput, agentOutput } from '../../core/agent.js';
+import type { Dispatcher, Agent as UndiciAgentClass } from 'undici';
+import type { AgentOutput } from '../../core/agent.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import type { Agent, RunContext } from '../base.js';
-import { errorOutput, excerpt, replyToOutput } from '../normalize.js';
+import { completeOutput, errorOutput, excerpt, replyToOutput } from '../normalize.js';
 import { REDACTED, SecretScrubber } from '../secrets.js';
 import { AuthError, type Authenticator, createAuthenticator } from './auth.js';
 import { type CompiledJsonPath, compileJsonPath } from './json-path.js';
@@ -13,6 +14,27 @@ import { NdjsonParser, SseParser, StreamAccumulator } from './stream.js';
 import { type CompiledTemplate, compileTemplate, looksSecret, type TemplateScope } from './template.js';
 
 type StreamKind = 'sse' | 'ndjson';
+type RequestFn = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+
+/**
+ * undici's package entry loads every feature (fetch, mocks, caches, interceptors): ~0.3 s of start-up. The adapter
+ * needs only the pooled Agent and the promise `request` API, so it loads those two modules (undici is pinned);
+ * if that layout ever changes, it falls back to the package entry.
+ */
+function loadUndici(): { Agent: typeof UndiciAgentClass; request: RequestFn } {
+  const require = createRequire(import.meta.url);
+  try {
+    const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgentClass;
+    const request = require('undici/lib/api/api-request.js') as RequestFn;
+    if (typeof Agent === 'function' && typeof request === 'function') return { Agent, request };
+  } catch {
+    // fall through
+  }
+  const full = require('undici') as typeof import('undici');
+  return { Agent: full.Agent, request: full.Dispatcher.prototype.request as unknown as RequestFn };
+}
+
+const undici = loadUndici();
 
 /** HTTP status classes accepted as a reply; everything else is an adapter error, never scored as output. */
 function statusAccepter(accept: readonly (number | string)[]): (status: number) => boolean {
@@ -65,7 +87,7 @@ class ResponseTooLarge extends Error {}
 export class HttpAgent implements Agent {
   readonly #options: HttpOptions;
   readonly #scrubber = new SecretScrubber();
-  readonly #dispatcher: UndiciAgent;
+  readonly #dispatcher: UndiciAgentClass;
   readonly #url: CompiledTemplate<string>;
   readonly #headers: CompiledTemplate<Record<string, string>>;
   readonly #query: CompiledTemplate<Record<string, string>>;
@@ -114,7 +136,7 @@ export class HttpAgent implements Agent {
       }
     }
 
-    this.#dispatcher = new UndiciAgent({
+    this.#dispatcher = new undici.Agent({
       connections: options.connections ?? null,
       pipelining: 1,
       keepAliveTimeout: 30_000,
@@ -126,7 +148,7 @@ export class HttpAgent implements Agent {
 
     this.#auth = options.auth
       ? createAuthenticator(options.auth, ctx.env, this.#scrubber, async (url, init) => {
-          const res = await this.#dispatcher.request({
+          const res = await undici.request.call(this.#dispatcher, {
             origin: new URL(url).origin,
             path: new URL(url).pathname + new URL(url).search,
             method: 'POST',
@@ -218,7 +240,7 @@ export class HttpAgent implements Agent {
         : null;
     const where = `${this.#method} ${url.origin}${url.pathname}`;
     try {
-      const res = await this.#dispatcher.request({
+      const res = await undici.request.call(this.#dispatcher, {
         origin: url.origin,
         path: url.pathname + url.search,
         method: this.#method as 'POST',
@@ -343,7 +365,7 @@ export class HttpAgent implements Agent {
           { latency, metadata },
         );
       }
-      return agentOutput({ output: text, latency, metadata });
+      return completeOutput({ output: text, latency, metadata });
     }
     return this.#fromJson(json, latency, metadata);
   }
@@ -359,7 +381,7 @@ export class HttpAgent implements Agent {
         typeof json === 'string' || (json !== null && typeof json === 'object' && !Array.isArray(json))
           ? (json as string | Record<string, unknown>)
           : JSON.stringify(json);
-      return agentOutput({ output, latency, metadata });
+      return completeOutput({ output, latency, metadata });
     }
     const mapped = this.#mapping.apply(json);
     if (this.#mapping.hasOutput && mapped.output === undefined && !mapped.error) {
@@ -367,11 +389,11 @@ export class HttpAgent implements Agent {
         `response mapping: output path '${this.#options.response?.output}' found nothing in the reply`,
         {
           latency,
-          metadata: { ...metadata, response: json as unknown },
+          metadata: { ...metadata, response_excerpt: excerpt(JSON.stringify(json), 500) },
         },
       );
     }
-    const partial: AgentOutputInput = {
+    const partial: Partial<AgentOutput> = {
       ...mapped,
       output: mapped.output ?? (this.#mapping.hasOutput ? '' : (json as Record<string, unknown>)),
       latency,
@@ -383,7 +405,7 @@ export class HttpAgent implements Agent {
     ) {
       partial.output = JSON.stringify(partial.output);
     }
-    return agentOutput(partial);
+    return completeOutput(partial);
   }
 
   async #readStream(
@@ -424,9 +446,9 @@ export class HttpAgent implements Agent {
       return errorOutput(`stream from ${where} reported an error: ${excerpt(acc.error, 300)}`, { latency, metadata });
     }
     // Usage, tool calls, cost and metadata usually arrive in a final event: take the last value each path finds.
-    const partial: AgentOutputInput = { output: acc.text, latency, time_to_first_token: ttft, metadata };
+    const partial: Partial<AgentOutput> = { output: acc.text, latency, time_to_first_token: ttft, metadata };
     if (this.#mapping.configured) {
-      const toolCalls: NonNullable<AgentOutputInput['tool_calls']> = [];
+      const toolCalls: NonNullable<Partial<AgentOutput>['tool_calls']> = [];
       for (const event of acc.events) {
         const m = this.#mapping.apply(event);
         if (m.tool_calls) toolCalls.push(...m.tool_calls);
@@ -445,7 +467,7 @@ export class HttpAgent implements Agent {
         if (out?.usage) partial.usage = out.usage;
       }
     }
-    return agentOutput(partial);
+    return completeOutput(partial);
   }
 
   #failure(err: unknown, context: RunContext, latency: number): AgentOutput {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AgentOutputInput } from '../../core/agent.js';
+import type { AgentOutput } from '../../core/agent.js';
 import { toToolCall, toUsage } from '../normalize.js';
 import { type CompiledJsonPath, compileJsonPath, JsonPathError } from './json-path.js';
 
@@ -39,7 +39,7 @@ export interface CompiledMapping {
   readonly configured: boolean;
   readonly hasOutput: boolean;
   /** Apply to a parsed reply; fields whose path finds nothing are left out. */
-  apply(json: unknown): Partial<AgentOutputInput>;
+  apply(json: unknown): Partial<AgentOutput>;
 }
 
 function compile(path: string, where: string): CompiledJsonPath {
@@ -85,7 +85,7 @@ export function compileMapping(mapping: ResponseMapping | undefined, where = 're
     configured,
     hasOutput: output !== null,
     apply(json) {
-      const out: Partial<AgentOutputInput> = {};
+      const out: Partial<AgentOutput> = {};
       if (output) {
         const v = output.select(json);
         if (v !== undefined) {
