@@ -37,9 +37,18 @@ export function register(program: Command): void {
       } catch (error) {
         throw new CliError((error as Error).message, EXIT.usage);
       }
-      if (opts.provider !== 'mock') {
-        throw new CliError(`unknown or unconfigured provider '${opts.provider}' (available: mock)`, EXIT.usage);
+      // Unknown, unapproved or unconfigured providers are rejected before anything runs (exit 2).
+      const { approvedModelsFor, checkProviderSelection, soclabProviderRegistry } = await import(
+        '../../providers/registry.js'
+      );
+      const registry = soclabProviderRegistry();
+      let selection: ReturnType<typeof checkProviderSelection>;
+      try {
+        selection = checkProviderSelection(registry, opts.provider, opts.model);
+      } catch (error) {
+        throw new CliError((error as Error).message, EXIT.usage);
       }
+      const live = selection.entry.id !== 'mock';
       let corpus: ReturnType<typeof loadCorpus>;
       try {
         corpus = loadCorpus();
@@ -53,12 +62,26 @@ export function register(program: Command): void {
       } catch (error) {
         throw new CliError((error as Error).message, EXIT.usage);
       }
-      const provider = new MockAdversaryProvider({
-        behavior: opts.behavior ?? scenario.provider.behavior,
-        model: opts.model ?? scenario.provider.model,
-        script: scenario.provider.script,
-        costPerCallUsd: scenario.provider.cost_per_call_usd,
-      });
+      const { needsMock } = await import('../../contracts/scenarios.js');
+      if (live && needsMock(scenario)) {
+        throw new CliError(
+          `scenario ${scenario.id} scripts the model's replies, so it runs only with the mock provider; live providers run the scenarios whose attack lives in the fixture data (see: soclab scenarios)`,
+          EXIT.usage,
+        );
+      }
+      let provider: import('@aeh/models').ModelProvider;
+      try {
+        provider = live
+          ? registry.get(selection.entry.id, selection.model)
+          : new MockAdversaryProvider({
+              behavior: opts.behavior ?? scenario.provider.behavior,
+              model: opts.model ?? scenario.provider.model,
+              script: scenario.provider.script,
+              costPerCallUsd: scenario.provider.cost_per_call_usd,
+            });
+      } catch (error) {
+        throw new CliError((error as Error).message, EXIT.usage);
+      }
       const store = await openEvidenceStore(opts.db);
       let result: Awaited<ReturnType<typeof runScenario>>;
       let decisions: string[] = [];
@@ -70,6 +93,7 @@ export function register(program: Command): void {
           provider,
           evidence: store,
           approver: opts.approver ?? null,
+          approvedModels: live ? approvedModelsFor(provider.providerId, provider.model) : undefined,
         });
         if (result.mode !== 'baseline') {
           const { controlDecisionLines } = await import('../../control/decision-log.js');
@@ -77,6 +101,7 @@ export function register(program: Command): void {
         }
       } finally {
         await store.close();
+        await (provider as { close?: () => Promise<void> }).close?.();
       }
       if (opts.json) {
         printJson({

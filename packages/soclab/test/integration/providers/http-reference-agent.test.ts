@@ -1,6 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { needsMock } from '../../../src/contracts/scenarios.js';
 import { HttpAgentProvider } from '../../../src/providers/http.js';
@@ -115,5 +119,51 @@ describe('reference agent over a real socket', () => {
   it('the call budget attack (ATK-009) succeeds in baseline, where nothing enforces the limit', async () => {
     const r = await run('ATK-009', 'baseline');
     expect(r.outcome.attack_succeeded).toBe(true);
+  });
+});
+
+describe('soclab investigate --provider http', () => {
+  const cli = async (args: string[], env: Record<string, string>) => {
+    const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' };
+    try {
+      const r = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', 'packages/soclab/src/cli/main.ts', ...args],
+        { cwd: ROOT, env: { ...base, ...env } },
+      );
+      return { code: 0, stdout: r.stdout, stderr: r.stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  it('runs the investigation against the configured agent, and rejects bad choices with exit 2', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'soclab-http-cli-'));
+    try {
+      const env = { SOCLAB_HTTP_AGENT_URL: url, SOCLAB_HTTP_AGENT_TOKEN: TOKEN };
+      const db = join(dir, 'evidence.sqlite');
+      const ok = await cli(['investigate', '--provider', 'http', '--mode', 'baseline', '--db', db], env);
+      expect(ok.stderr).toBe('');
+      expect(ok.code).toBe(0);
+      expect(ok.stdout).toContain('model http/agent');
+      expect(ok.stdout).toContain('Status complete');
+      expect(ok.stdout).toContain('revoke_sessions(user_id=u-alex-rivera)');
+      expect(ok.stdout + ok.stderr).not.toContain(TOKEN);
+
+      const unconfigured = await cli(['investigate', '--provider', 'http', '--db', db], {});
+      expect(unconfigured.code).toBe(2);
+      expect(unconfigured.stderr).toContain("provider 'http' is not configured; set SOCLAB_HTTP_AGENT_URL");
+
+      const unknown = await cli(['investigate', '--provider', 'htttp', '--db', db], env);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain("unknown provider 'htttp'");
+
+      const scripted = await cli(['investigate', '--provider', 'http', '--scenario', 'ATK-003', '--db', db], env);
+      expect(scripted.code).toBe(2);
+      expect(scripted.stderr).toContain('runs only with the mock provider');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
