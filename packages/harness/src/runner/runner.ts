@@ -90,9 +90,9 @@ export interface RunOutcome {
 
 class CaseAborted extends Error {}
 
-/** The agent could not be created from its adapter and options (a configuration problem; nothing ran). */
-export class AgentSetupError extends Error {
-  override name = 'AgentSetupError';
+/** The run could not start (agent creation failed, nothing selected): a configuration problem; nothing ran. */
+export class RunSetupError extends Error {
+  override name = 'RunSetupError';
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
@@ -561,7 +561,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     try {
       agent = await plugin.create(adapterOptions as never, ctx);
     } catch (err) {
-      throw new AgentSetupError(`cannot create the '${plugin.name}' agent: ${errorMessage(err)}`);
+      throw new RunSetupError(`cannot create the '${plugin.name}' agent: ${errorMessage(err)}`);
     }
   }
   const closeAgent = async () => {
@@ -587,6 +587,16 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
   } catch (err) {
     await closeAgent();
     throw err;
+  }
+
+  // A filter that selects nothing is almost always a typo: refuse before creating a run folder.
+  let plannedFresh: number | undefined;
+  if (!options.resume && options.filter && options.filter.length > 0) {
+    plannedFresh = await countPlanned(suite, runner.repeat, caseFilter(options.filter), new Set());
+    if (plannedFresh === 0) {
+      await closeAgent();
+      throw new RunSetupError(`no case matches --filter ${options.filter.join(' ')}`);
+    }
   }
 
   // 2. Run folder: new, or resumed from an existing journal.
@@ -673,7 +683,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
   const skip = new Set(previous.keys());
   let outcome: RunOutcome;
   try {
-    const total = await countPlanned(suite, runner.repeat, filter, skip);
+    const total = plannedFresh ?? (await countPlanned(suite, runner.repeat, filter, skip));
     options.onStart?.({ runDir, total, resumed: skip.size });
     outcome = await runner.run(suite.cases(), {
       signal: options.signal,
