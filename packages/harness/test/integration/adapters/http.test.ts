@@ -8,6 +8,8 @@ import { closedPort, json, listen, readBody, type TestServer } from './servers.j
 const TOKEN = 'tok-LEAKCHECK-9f2c1e7a';
 let server: TestServer;
 let tokenRequests = 0;
+let inFlight = 0;
+let peak = 0;
 const agents: Agent[] = [];
 
 function ctx(input: unknown = 'hi', extra: Partial<RunContext> = {}): RunContext {
@@ -62,6 +64,13 @@ beforeAll(async () => {
         return res.end('maintenance');
       case '/notfound-ok':
         return json(res, 404, { output: 'no such thing' });
+      case '/count': {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await sleep(40);
+        inFlight--;
+        return json(res, 200, { output: 'counted' });
+      }
       case '/slow':
         await sleep(3000);
         return json(res, 200, { output: 'late' });
@@ -328,5 +337,13 @@ describe('http adapter against a real server', () => {
     server.server.off('connection', onConnection);
     // Without keep-alive this would be 20 (undici may open a second socket while the first is being released).
     expect(connections).toBeLessThanOrEqual(2);
+  });
+
+  it('caps requests in flight to the agent with max_concurrency', async () => {
+    peak = 0;
+    const agent = await make({ url: `${server.url}/count`, max_concurrency: 2 });
+    const outs = await Promise.all(Array.from({ length: 8 }, () => agent.run('x', ctx())));
+    expect(outs.every((o) => o.output === 'counted')).toBe(true);
+    expect(peak).toBe(2);
   });
 });
