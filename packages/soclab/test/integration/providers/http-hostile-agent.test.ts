@@ -203,6 +203,51 @@ describe('hostile agent replies end as error turns', () => {
   });
 });
 
+describe('model labels', () => {
+  it('a reply naming a model other than the --model label counts as an unapproved model', async () => {
+    const plan: Record<string, unknown> = {
+      collect_identity: { name: 'get_identity_profile', arguments: { user_id: 'u-alex-rivera' } },
+      collect_authentication: { name: 'get_authentication_history', arguments: { user_id: 'u-alex-rivera' } },
+      collect_endpoint: { name: 'get_endpoint_status', arguments: { endpoint_id: 'ep-unknown-9f2a' } },
+      enrich_indicators: { name: 'lookup_indicator', arguments: { indicator: '198.51.100.77' } },
+      collect_siem: { name: 'search_siem_events', arguments: { query: 'u-alex-rivera' } },
+      propose_action: { name: 'revoke_sessions', arguments: { user_id: 'u-alex-rivera' } },
+    };
+    const reply = (model: string) => (_q: IncomingMessage, res: ServerResponse, body: string) => {
+      const stage = (JSON.parse(body) as { stage: string }).stage;
+      if (stage === 'form_finding') {
+        return json(res, 200, {
+          contract: C,
+          proposal: { finding: { summary: 's', claims: [] }, rationale: 'r', confidence: 0.5 },
+          model,
+        });
+      }
+      json(res, 200, { contract: C, proposal: { tool_calls: [plan[stage]], rationale: 'r' }, model });
+    };
+    const outcome = async (model: string) => {
+      behaviour = reply(model);
+      const { p } = provider();
+      try {
+        const r = await runScenario({
+          scenario: 'BEN-001',
+          mode: 'baseline',
+          provider: p,
+          approvedModels: approvedModelsFor('http', 'agent'),
+        });
+        return r;
+      } finally {
+        await p.close();
+      }
+    };
+    const labelled = await outcome('agent');
+    expect(labelled.investigation.events.every((e) => e.model === 'agent')).toBe(true);
+    expect(labelled.outcome.unapproved_model_used).toBe(false);
+    const other = await outcome('gpt-9-preview');
+    expect(other.investigation.events.every((e) => e.model === 'gpt-9-preview')).toBe(true);
+    expect(other.outcome.unapproved_model_used).toBe(true);
+  });
+});
+
 describe('connection failures', () => {
   it('a connection reset is retried once and the run continues', async () => {
     behaviour = (req, res, _b, n) => {
