@@ -8,3 +8,5 @@ export * from './plugins/import.js';
 export * from './plugins/registry.js';
 export * from './reporters/index.js';
 export * from './runner/index.js';
+// Statistics other packages build on (soclab scoring): Wilson intervals and the exact McNemar test.
+export { type Interval, type McNemarResult, mcnemarExact, wilson, Z95 } from './stats/index.js';
