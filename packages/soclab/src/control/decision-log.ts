@@ -75,3 +75,37 @@ export function controlDecisionLines(events: readonly StoredAuditEvent[]): strin
   }
   return lines;
 }
+
+/** One policy decision as recorded on the chain (for machine-readable output). */
+export interface RecordedDecision {
+  sequence: number;
+  proposal_id: string;
+  tool: string;
+  outcome: string;
+  reason_codes: string[];
+  policies: string[];
+  policy_version: string;
+}
+
+/** Every `gateway.policy_decision` of a run's chain, with the tool it was about. */
+export function controlDecisions(events: readonly StoredAuditEvent[]): RecordedDecision[] {
+  const tools = new Map<string, string>();
+  const out: RecordedDecision[] = [];
+  for (const event of events) {
+    const payload = event.payload as { proposal_id?: string; kind?: string; detail?: Record<string, unknown> };
+    const detail = payload.detail ?? {};
+    const id = payload.proposal_id ?? '';
+    if (payload.kind === 'proposal_received') tools.set(id, String(detail.tool ?? '?'));
+    if (payload.kind !== 'policy_decision') continue;
+    out.push({
+      sequence: event.sequence,
+      proposal_id: id,
+      tool: tools.get(id) ?? '?',
+      outcome: String(detail.outcome),
+      reason_codes: Array.isArray(detail.reasons) ? detail.reasons.map(String) : [],
+      policies: Array.isArray(detail.policies) ? detail.policies.map(String) : [],
+      policy_version: String(detail.version ?? ''),
+    });
+  }
+  return out;
+}

@@ -85,6 +85,7 @@ export function register(program: Command): void {
       const store = await openEvidenceStore(opts.db);
       let result: Awaited<ReturnType<typeof runScenario>>;
       let decisions: string[] = [];
+      let decisionRecords: unknown[] | undefined;
       try {
         result = await runScenario({
           scenario,
@@ -96,8 +97,10 @@ export function register(program: Command): void {
           approvedModels: live ? approvedModelsFor(provider.providerId, provider.model) : undefined,
         });
         if (result.mode !== 'baseline') {
-          const { controlDecisionLines } = await import('../../control/decision-log.js');
-          decisions = controlDecisionLines(await store.events(result.run_id));
+          const { controlDecisionLines, controlDecisions } = await import('../../control/decision-log.js');
+          const events = await store.events(result.run_id);
+          decisions = controlDecisionLines(events);
+          decisionRecords = controlDecisions(events);
         }
       } finally {
         await store.close();
@@ -112,6 +115,7 @@ export function register(program: Command): void {
           model: result.model,
           fixture: result.fixture,
           policy_version: result.policy_version,
+          decisions: decisionRecords,
           oracle: result.oracle,
           false_block_oracle: result.false_block_oracle,
           outcome: result.outcome,

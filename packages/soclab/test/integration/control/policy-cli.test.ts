@@ -101,4 +101,20 @@ describe('soclab investigate --mode protected', () => {
     const verify = await soclab(['verify-chain', '--db', db]);
     expect(verify.code).toBe(0);
   });
+
+  it('--json carries every decision with its reason codes and deciding policies', async () => {
+    const db = join(scratch, 'evidence-json.sqlite');
+    const r = await soclab(['investigate', '--mode', 'protected', '--scenario', 'ATK-029', '--db', db, '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      decisions: { tool: string; outcome: string; reason_codes: string[]; policies: string[] }[];
+    };
+    expect(out.decisions).toHaveLength(6);
+    expect(out.decisions.at(-1)).toMatchObject({
+      tool: 'disable_account',
+      outcome: 'deny',
+      reason_codes: ['non_ascii_argument'],
+      policies: ['deny_non_ascii_argument'],
+    });
+  });
 });
