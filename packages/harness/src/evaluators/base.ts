@@ -53,7 +53,26 @@ export const CommonEvaluatorOptions = z.object({
 /** Build a result with defaults applied; clamps tiny float error into [0, 1]. */
 export function result(input: EvaluationResultInput): EvaluationResult {
   const score = Math.min(1, Math.max(0, input.score));
-  return EvaluationResult.parse({ ...input, score });
+  // Hand-built on the hot path (hundreds of thousands per run); same checks and defaults as the schema.
+  const weight = input.weight ?? 1;
+  if (
+    typeof input.evaluator !== 'string' ||
+    input.evaluator === '' ||
+    !Number.isFinite(score) ||
+    typeof input.passed !== 'boolean' ||
+    !(weight >= 0)
+  ) {
+    return EvaluationResult.parse({ ...input, score });
+  }
+  return {
+    evaluator: input.evaluator,
+    score,
+    passed: input.passed,
+    explanation: input.explanation ?? '',
+    weight,
+    error: input.error ?? false,
+    details: input.details ?? {},
+  };
 }
 
 /** The standard failing result for an agent output that is an error. */
@@ -141,6 +160,18 @@ export function createEvaluator(config: EvaluatorConfig, ctx: PluginContext): Ev
           passed: errored ? false : !passed,
           explanation: `NOT (${r.explanation})`,
         });
+      }
+      // Common case: the plugin built a valid result with the same weight and verdict; reuse it.
+      if (
+        r.weight === weight &&
+        r.passed === passed &&
+        r.score >= 0 &&
+        r.score <= 1 &&
+        typeof r.explanation === 'string' &&
+        typeof r.error === 'boolean' &&
+        r.details !== undefined
+      ) {
+        return r;
       }
       return result({ ...r, weight, passed });
     },

@@ -20,20 +20,33 @@ const Options = z.strictObject({
  */
 export function extractChoice(text: string, letters: readonly string[]): string[] {
   const set = new Set(letters.map((l) => l.toUpperCase()));
-  const cls = `[${[...set].join('')}]`;
-  const levels = [
-    new RegExp(`\\banswer\\b\\s*(?:is|:|=|-)?\\s*(?:option\\s*)?\\(?\\*{0,2}(${cls})\\*{0,2}\\)?(?![A-Za-z])`, 'gi'),
-    new RegExp(`^\\s*\\(?\\*{0,2}(${cls})\\*{0,2}\\)?[.)]?\\s*$`, 'g'),
-    new RegExp(`^\\s*\\(?(${cls})[).:](?:\\s|$)`, 'gm'),
-    new RegExp(`\\((${cls})\\)`, 'g'),
-  ];
+  const levels = choicePatterns([...set].join(''));
   for (const [i, re] of levels.entries()) {
+    re.lastIndex = 0;
     const found = [...text.matchAll(re)].map((m) => m[1].toUpperCase()).filter((l) => set.has(l));
     // Level 0 is case-insensitive for "answer" but the letter itself must be an option; an explicit final
     // "ANSWER: X" overrides earlier mentions, so keep only the last one.
     if (found.length > 0) return i === 0 ? [found[found.length - 1]] : [...new Set(found)];
   }
   return [];
+}
+
+const patternCache = new Map<string, RegExp[]>();
+
+/** The four extraction patterns for a set of letters (compiled once per set). */
+function choicePatterns(letters: string): RegExp[] {
+  const cached = patternCache.get(letters);
+  if (cached) return cached;
+  const cls = `[${letters}]`;
+  const levels = [
+    new RegExp(`\\banswer\\b\\s*(?:is|:|=|-)?\\s*(?:option\\s*)?\\(?\\*{0,2}(${cls})\\*{0,2}\\)?(?![A-Za-z])`, 'gi'),
+    new RegExp(`^\\s*\\(?\\*{0,2}(${cls})\\*{0,2}\\)?[.)]?\\s*$`, 'g'),
+    new RegExp(`^\\s*\\(?(${cls})[).:](?:\\s|$)`, 'gm'),
+    new RegExp(`\\((${cls})\\)`, 'g'),
+  ];
+  if (patternCache.size > 100) patternCache.clear();
+  patternCache.set(letters, levels);
+  return levels;
 }
 
 /**

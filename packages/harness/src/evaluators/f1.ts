@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { isMissing, resolveExpected } from './support/expected.js';
-import { counts, references, squadTokens } from './support/text.js';
+import { counts, memoTokens, references, squadTokens } from './support/text.js';
+
+const referenceTokens = memoTokens((t) => counts(squadTokens(t)));
 
 const Options = z.strictObject({
   /** Reference answer (or list: the best F1 counts); defaults to the case's `expected`. */
@@ -14,17 +16,18 @@ export const F1_DEFAULT_THRESHOLD = 0.5;
 /** Token-overlap F1 between a prediction and a reference, after SQuAD normalisation. */
 export function tokenF1(prediction: string, reference: string): { f1: number; precision: number; recall: number } {
   const p = squadTokens(prediction);
-  const r = squadTokens(reference);
-  if (p.length === 0 || r.length === 0) {
-    const same = p.length === r.length ? 1 : 0;
+  const rc = referenceTokens(reference);
+  let rLength = 0;
+  for (const n of rc.values()) rLength += n;
+  if (p.length === 0 || rLength === 0) {
+    const same = p.length === rLength ? 1 : 0;
     return { f1: same, precision: same, recall: same };
   }
-  const rc = counts(r);
   let common = 0;
   for (const [t, n] of counts(p)) common += Math.min(n, rc.get(t) ?? 0);
   if (common === 0) return { f1: 0, precision: 0, recall: 0 };
   const precision = common / p.length;
-  const recall = common / r.length;
+  const recall = common / rLength;
   return { f1: (2 * precision * recall) / (precision + recall), precision, recall };
 }
 

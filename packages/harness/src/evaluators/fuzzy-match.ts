@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { isMissing, resolveExpected } from './support/expected.js';
-import { levenshteinSimilarity, references } from './support/text.js';
+import { levenshteinSimilarity, memoTokens, references } from './support/text.js';
 
 const Options = z.strictObject({
   /** Reference text (or list: the best match counts); defaults to the case's `expected`. */
@@ -26,10 +26,11 @@ export const fuzzyMatch = defineEvaluator({
   options: Options,
   create(opts) {
     const norm = (s: string) => {
-      let t = opts.normalize_whitespace ? s.trim().replace(/\s+/g, ' ') : s;
+      let t = opts.normalize_whitespace ? s.trim().replace(/\s{2,}|[\t\n\r\f\v]/g, ' ') : s;
       if (opts.ignore_case) t = t.toLowerCase();
       return t;
     };
+    const normRef = memoTokens(norm);
     return {
       name: 'fuzzy_match',
       evaluate(testCase, output) {
@@ -47,7 +48,7 @@ export const fuzzyMatch = defineEvaluator({
         let best = -1;
         let bestRef = '';
         for (const ref of references(raw)) {
-          const s = levenshteinSimilarity(actual, norm(ref));
+          const s = levenshteinSimilarity(actual, normRef(ref));
           if (s > best) {
             best = s;
             bestRef = ref;

@@ -29,15 +29,15 @@ const Options = z
     }
   });
 
-// Signed decimals with optional thousands separators, exponent and a trailing percent sign.
-const NUMBER = /(?<![\p{L}\p{N}.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?%?/gu;
+// Signed decimals with optional thousands separators, exponent and a trailing percent sign. Every
+// alternative needs a digit, so the scan never produces empty matches.
+const NUMBER = /(?<![\p{L}\p{N}.])[-+−]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?%?/gu;
 
 /** Every number written in the text, in order ("1,234.5" -> 1234.5, "−3" -> -3, "45%" -> 45). */
 export function numbersIn(text: string): number[] {
   const found: number[] = [];
   for (const m of text.matchAll(NUMBER)) {
     const raw = m[0].replace(/[,%]/g, '').replace('−', '-');
-    if (!/\d/.test(raw)) continue;
     const n = Number(raw);
     if (Number.isFinite(n)) found.push(n);
   }
@@ -61,7 +61,7 @@ function toNumber(v: unknown): number | undefined {
 export const numericMatch = defineEvaluator({
   name: 'numeric_match',
   description:
-    'Number extracted from the output equals the expected number within abs_tol / rel_tol (options: value, extract).',
+    'Number extracted from the output equals the expected number within abs_tol / rel_tol (options: value, extract, pattern).',
   options: Options,
   create(opts) {
     return {

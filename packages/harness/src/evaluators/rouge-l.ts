@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { isMissing, resolveExpected } from './support/expected.js';
-import { references, words } from './support/text.js';
+import { memoTokens, references, words } from './support/text.js';
+
+const referenceWords = memoTokens(words);
 
 const Options = z.strictObject({
   /** Reference text (or list: the best score counts); defaults to the case's `expected`. */
@@ -34,7 +36,7 @@ export function rougeL(
   beta = 1,
 ): { f: number; precision: number; recall: number } {
   const c = words(candidate);
-  const r = words(reference);
+  const r = referenceWords(reference);
   if (c.length === 0 || r.length === 0) {
     const same = c.length === r.length ? 1 : 0;
     return { f: same, precision: same, recall: same };

@@ -18,10 +18,14 @@ export interface BootstrapInterval extends Interval {
   seed: number;
 }
 
-/** Resample count: 2000, but capped so that resampling costs about 5 million draws on huge runs. */
+/**
+ * Resample count: 2000 up to 1,000 units (cases), then fewer so one interval costs about 2 million draws,
+ * never below 200. With thousands of cases the interval is narrow and 200-600 resamples place its ends
+ * well within its own width.
+ */
 export function bootstrapIterations(units: number, requested?: number): number {
   if (requested !== undefined) return requested;
-  return units <= 2500 ? 2000 : Math.max(200, Math.floor(5_000_000 / units));
+  return Math.max(200, Math.min(2000, Math.floor(2_000_000 / Math.max(1, units))));
 }
 
 /**

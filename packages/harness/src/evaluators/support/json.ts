@@ -2,6 +2,7 @@
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false; error: string };
 
+const JSON_START = /^[[{"\-0-9tfn]/;
 const FENCE = /```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n([\s\S]*?)\r?\n?[ \t]*```/g;
 
 /** Strip a fence that wraps the whole text (any or no language tag, any case). */
@@ -19,14 +20,19 @@ export function parseJsonLoose(value: unknown, extract = true): JsonParse {
   if (value !== null && typeof value === 'object') return { ok: true, value };
   if (typeof value !== 'string') return { ok: false, error: `cannot read a ${typeof value} as JSON text` };
   const text = value.trim();
-  const whole = unwrapWholeFence(text) ?? text;
+  const whole = text.startsWith('```') ? (unwrapWholeFence(text) ?? text) : text;
   let firstError: string;
-  try {
-    return { ok: true, value: JSON.parse(whole) };
-  } catch (err) {
-    firstError = err instanceof Error ? err.message : String(err);
-  }
+  // Only try a whole-text parse when it can be JSON: a thrown SyntaxError costs microseconds per prose reply.
+  if (whole !== '' && JSON_START.test(whole)) {
+    try {
+      return { ok: true, value: JSON.parse(whole) };
+    } catch (err) {
+      firstError = err instanceof Error ? err.message : String(err);
+    }
+  } else
+    firstError = whole === '' ? 'empty output' : `unexpected text at the start: ${JSON.stringify(whole.slice(0, 20))}`;
   if (!extract) return { ok: false, error: firstError };
+  if (!text.includes('{') && !text.includes('[')) return { ok: false, error: firstError };
   for (const m of text.matchAll(FENCE)) {
     try {
       return { ok: true, value: JSON.parse(m[2].trim()) };

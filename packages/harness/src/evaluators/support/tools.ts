@@ -57,6 +57,18 @@ export function normalizeExpectation(e: ExpectedToolCall, defaultMatch: ArgsMatc
   return { name: e.name, args: e.args, match: e.args === undefined ? 'ignore' : (e.match ?? defaultMatch) };
 }
 
+const regexCache = new Map<string, RegExp>();
+/** Compiled argument patterns, cached (the same few patterns are tested against every call of a run). */
+function compiled(pattern: string): RegExp {
+  let re = regexCache.get(pattern);
+  if (!re) {
+    if (regexCache.size > 1000) regexCache.clear();
+    re = new RegExp(pattern, 'u');
+    regexCache.set(pattern, re);
+  }
+  return re;
+}
+
 function asText(v: unknown): string {
   return typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
 }
@@ -82,7 +94,7 @@ export function argsMismatch(call: ToolCallRecord, exp: NormalizedExpectation): 
     case 'regex':
       for (const [k, pattern] of Object.entries(want)) {
         if (!Object.hasOwn(args, k)) return `argument '${k}' is missing`;
-        if (!new RegExp(String(pattern), 'u').test(asText(args[k])))
+        if (!compiled(String(pattern)).test(asText(args[k])))
           return `argument '${k}' (${show(args[k])}) does not match /${pattern}/`;
       }
       return null;

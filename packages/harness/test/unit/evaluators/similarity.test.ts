@@ -57,3 +57,25 @@ describe('bleu', () => {
     expect(r1.score).toBeCloseTo(1);
   });
 });
+
+describe('editDistance (bit-parallel) against the plain dynamic programme', () => {
+  it('agrees on random strings across block boundaries, including non-ASCII', async () => {
+    const { editDistance, editDistanceDp } = await import('../../../src/evaluators/support/text.js');
+    const { seededRandom } = await import('../../../src/stats/rng.js');
+    const r = seededRandom(7);
+    const alphabets = ['ab', 'abcdef', 'abcdefghijklmnopqrstuvwxyz éü😀'];
+    for (let t = 0; t < 3000; t++) {
+      const alpha = alphabets[t % 3];
+      const mk = () =>
+        Array.from(
+          { length: Math.floor(r() * (t % 4 === 0 ? 140 : 40)) },
+          () => alpha[Math.floor(r() * alpha.length)],
+        ).join('');
+      const a = mk();
+      const b = mk();
+      expect(editDistance(a, b), JSON.stringify([a, b])).toBe(editDistanceDp(a, b));
+    }
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(editDistance('', 'abc')).toBe(3);
+  });
+});

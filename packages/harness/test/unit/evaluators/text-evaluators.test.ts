@@ -158,6 +158,8 @@ describe('numeric_match pattern', () => {
     const text = 'Customer 42 placed 17 orders in 2025.';
     expect((await run('numeric_match', { value: 17 }, text)).passed).toBe(false);
     expect((await run('numeric_match', { value: 17, pattern: '(\\S+) orders' }, text)).passed).toBe(true);
-    expect((await run('numeric_match', { value: 17, pattern: 'refunds: (\\d+)' }, text)).explanation).toContain('not found');
+    expect((await run('numeric_match', { value: 17, pattern: 'refunds: (\\d+)' }, text)).explanation).toContain(
+      'not found',
+    );
   });
 });
