@@ -1,3 +1,4 @@
+export * from './agent-v1.js';
 export * from './campaign.js';
 export * from './canonical.js';
 export * from './common.js';
