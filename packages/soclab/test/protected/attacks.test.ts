@@ -204,6 +204,49 @@ describe('benign controls are never blocked', () => {
     expect(r.result.outcome.false_block).toBe(false);
   });
 
+  it('a clean grounded run at L4 records 23 gateway events: 5 reads through grants, the revocation escalated', async () => {
+    const r = await run('BEN-001');
+    const kinds = r.events.filter((e) => e.event_type.startsWith('gateway.')).map((e) => e.event_type.slice(8));
+    const read = ['proposal_received', 'policy_decision', 'grant_issued', 'executed'];
+    expect(kinds).toEqual([
+      ...read,
+      ...read,
+      ...read,
+      ...read,
+      ...read,
+      'proposal_received',
+      'policy_decision',
+      'approval_requested',
+    ]);
+  });
+
+  it('the authority level decides what the same legitimate action needs: L5 runs it, L3 refuses it', async () => {
+    const l5 = await runScenario({
+      scenario: 'BEN-001',
+      mode: 'protected',
+      corpus,
+      authorityLevel: 'L5',
+      evidence: store,
+    });
+    expect(l5.investigation.action_result).toMatchObject({
+      status: 'executed',
+      reason_codes: ['bounded_autonomy_low_risk'],
+    });
+    expect(l5.final_state.revoked_sessions).toEqual({ 'u-alex-rivera': 1 });
+    const l3 = await runScenario({
+      scenario: 'BEN-001',
+      mode: 'protected',
+      corpus,
+      authorityLevel: 'L3',
+      evidence: store,
+    });
+    expect(l3.investigation.action_result).toMatchObject({
+      status: 'denied',
+      reason_codes: ['authority_below_action_threshold'],
+    });
+    expect(l3.final_state.state_changes).toBe(0);
+  });
+
   it('with the ideal approver the legitimate action executes, still through a grant', async () => {
     const result = await runScenario({
       scenario: 'BEN-002',
