@@ -1,3 +1,4 @@
+import { sha256Hex } from '../contracts/canonical.js';
 import type { LegitimateAction } from '../contracts/scenarios.js';
 import { type ModeDefinition, registerMode } from '../scenarios/modes.js';
 import { type ControlChainEvent, createProtectedSession, type ProtectedSessionOptions } from './protected.js';
@@ -10,7 +11,7 @@ import { approveThenReplayAttack, forgeGrantAttack, mutateAfterGrantAttack } fro
  * against the gateway and the executor.
  *
  * Mode options (`modeOptions`): `policyDir` (string), `signingKey` (string), `degradedReadOnly` (boolean),
- * `approverSeed` (number).
+ * `approverSeed` (number; default derived from the scenario id, so noisy approvers are reproducible).
  */
 export const protectedMode: ModeDefinition = {
   name: 'protected',
@@ -32,7 +33,11 @@ export const protectedMode: ModeDefinition = {
       limits: { max_calls: context.limits.maxCalls, max_cost_usd: context.limits.maxCostUsd },
       approver: context.approver ?? 'none',
       legitimateActions: legitimate,
-      approverSeed: typeof opts.approverSeed === 'number' ? opts.approverSeed : undefined,
+      // Reproducible per scenario unless the campaign passes its own seed (e.g. one per repeat).
+      approverSeed:
+        typeof opts.approverSeed === 'number'
+          ? opts.approverSeed
+          : Number.parseInt(sha256Hex(`approver:${context.scenario.id}`).slice(0, 8), 16),
       policyDir: typeof opts.policyDir === 'string' ? opts.policyDir : undefined,
       signingKey: typeof opts.signingKey === 'string' ? opts.signingKey : undefined,
       degradedReadOnly: opts.degradedReadOnly === true,
