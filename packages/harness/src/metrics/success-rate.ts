@@ -1,3 +1,4 @@
+import { powerHint } from '../stats/power.js';
 import { defineBuiltinMetric, percent, rateInterval } from './support/common.js';
 
 /** Share of case runs that passed, with a Wilson 95% interval. Skipped cases are left out. */
@@ -14,6 +15,7 @@ export const successRate = defineBuiltinMetric({
       else if (r.status === 'error') errors++;
     }
     const value = n === 0 ? 0 : passed / n;
+    const cases = new Set(results.map((r) => r.test_id)).size;
     return {
       value,
       formatted_value: percent(value),
@@ -24,7 +26,9 @@ export const successRate = defineBuiltinMetric({
         passed,
         failed: n - passed - errors,
         errors,
-        cases: new Set(results.map((r) => r.test_id)).size,
+        cases,
+        // Smallest success-rate difference a comparison of two runs this size could detect (80% power, 5%).
+        power: powerHint(cases, n === 0 ? undefined : value),
       },
     };
   },

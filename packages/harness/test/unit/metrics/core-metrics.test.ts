@@ -125,3 +125,15 @@ describe('cost', () => {
     expect(calc('cost', [])).toMatchObject({ value: 0, formatted_value: '$0.0000' });
   });
 });
+
+describe('success_rate power hint', () => {
+  it('states the smallest detectable difference for the number of cases', () => {
+    const results = Array.from({ length: 93 }, (_, i) =>
+      res({ test_id: `c${i}`, status: i % 2 === 0 ? 'passed' : 'failed' }),
+    );
+    const power = calc('success_rate', results).details.power as { n: number; mdd: number; message: string };
+    expect(power.n).toBe(93);
+    expect(power.mdd).toBeCloseTo(0.2, 2);
+    expect(power.message).toContain('20.0 points');
+  });
+});
