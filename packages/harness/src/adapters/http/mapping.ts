@@ -146,3 +146,34 @@ export function compileMapping(mapping: ResponseMapping | undefined, where = 're
     },
   };
 }
+
+/** Report JSON-path syntax errors in a mapping as schema issues at their option paths. */
+export function checkMapping(
+  ctx: { addIssue(issue: { code: 'custom'; path: PropertyKey[]; message: string }): void },
+  mapping: ResponseMapping | undefined,
+  path: PropertyKey[],
+): void {
+  if (!mapping) return;
+  const check = (p: string | undefined, at: PropertyKey[]) => {
+    if (p === undefined) return;
+    try {
+      compileJsonPath(p);
+    } catch (err) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [...path, ...at],
+        message: err instanceof Error ? err.message : String(err),
+      });
+    }
+  };
+  check(mapping.output, ['output']);
+  check(mapping.error, ['error']);
+  check(mapping.cost, ['cost']);
+  if (typeof mapping.tool_calls === 'string') check(mapping.tool_calls, ['tool_calls']);
+  else if (mapping.tool_calls) {
+    for (const [k, v] of Object.entries(mapping.tool_calls)) check(v, ['tool_calls', k]);
+  }
+  if (typeof mapping.usage === 'string') check(mapping.usage, ['usage']);
+  else if (mapping.usage) for (const [k, v] of Object.entries(mapping.usage)) check(v, ['usage', k]);
+  for (const [k, v] of Object.entries(mapping.metadata ?? {})) check(v, ['metadata', k]);
+}

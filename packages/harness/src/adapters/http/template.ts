@@ -203,3 +203,30 @@ export function compileTemplate<T = unknown>(value: T, where: string): CompiledT
 export function looksSecret(name: string): boolean {
   return /TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASS\b|CREDENTIAL|AUTH|COOKIE|SESSION/i.test(name);
 }
+
+/**
+ * Report template syntax errors as schema issues (so `harness validate` shows them with file:line:col):
+ * `check(ctx, value, ['body'])` adds one issue at that option path if the template cannot be parsed.
+ */
+export function checkTemplate(
+  ctx: { addIssue(issue: { code: 'custom'; path: PropertyKey[]; message: string }): void },
+  value: unknown,
+  path: PropertyKey[],
+): void {
+  if (value === undefined) return;
+  const where = path.join('.');
+  try {
+    compileTemplate(value, where);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const at = /^([^:]+): /.exec(message);
+    // The message names the innermost field (`body.q`); keep the path relative to the option given.
+    const inner =
+      at && at[1] !== where && at[1].startsWith(`${where}`) ? at[1].slice(where.length).replace(/^\./, '') : '';
+    ctx.addIssue({
+      code: 'custom',
+      path: inner ? [...path, ...inner.split(/\.|\[(\d+)\]/).filter((s) => s !== undefined && s !== '')] : path,
+      message: at ? message.slice(at[0].length) : message,
+    });
+  }
+}

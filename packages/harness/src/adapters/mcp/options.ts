@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AuthOptions } from '../http/auth.js';
-import { ResponseMapping } from '../http/mapping.js';
+import { checkMapping, ResponseMapping } from '../http/mapping.js';
+import { checkTemplate } from '../http/template.js';
 import { LimitOptionsShape } from '../rate-limit.js';
 
 /** Options of the `mcp` adapter (see docs/adapters.md). Durations are in seconds. */
@@ -36,6 +37,8 @@ export const McpOptions = z
     ...LimitOptionsShape,
   })
   .superRefine((o, ctx) => {
+    checkTemplate(ctx, o.arguments, ['arguments']);
+    checkMapping(ctx, o.response, ['response']);
     const transport = o.transport ?? (o.url ? 'http' : o.command ? 'stdio' : undefined);
     if (!transport)
       ctx.addIssue({ code: 'custom', path: ['command'], message: 'give `command` (stdio) or `url` (http)' });
