@@ -8,6 +8,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -104,6 +105,12 @@ const medianOf = (xs: Figures[]): Figures => {
 };
 const ms = (s: number) => `${(s * 1000).toFixed(0)} ms`;
 const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
+
+console.log(
+  `machine: ${cpus().length} CPUs, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ')} (wall times stretch when other work competes for the cores; CPU figures much less)`,
+);
 
 // Baselines: process start of the CLI, and the same 1,000 cases through the in-process echo agent.
 const version = medianOf([0, 1, 2].map(() => timed(['--version'])));
