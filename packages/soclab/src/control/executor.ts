@@ -50,6 +50,10 @@ export interface ExecutorOptions {
   onRecord?: (
     record: { kind: 'execution'; execution: ExecutionRecord } | { kind: 'refusal'; refusal: RefusalRecord },
   ) => void;
+  /** Ablation only (control/ablation.ts, `grants`): run proposals without verifying their grant. Default true. */
+  verifyGrants?: boolean;
+  /** Ablation only (`scope`): take the incident from the arguments instead of the grant. Default true. */
+  bindIncident?: boolean;
 }
 
 /**
@@ -64,6 +68,8 @@ export class Executor {
   private readonly runId: string;
   private readonly incidentId: string;
   private readonly onRecord: ExecutorOptions['onRecord'];
+  private readonly verifyGrants: boolean;
+  private readonly bindIncident: boolean;
   private readonly usedNonces = new Set<string>();
   private readonly usedGrants = new Set<string>();
   private readonly executionList: ExecutionRecord[] = [];
@@ -75,6 +81,8 @@ export class Executor {
     this.runId = options.runId;
     this.incidentId = options.incidentId;
     this.onRecord = options.onRecord;
+    this.verifyGrants = options.verifyGrants ?? true;
+    this.bindIncident = options.bindIncident ?? true;
   }
 
   /** Every execution performed, in order (reads and state changes). */
@@ -96,12 +104,14 @@ export class Executor {
   execute(proposal: ActionProposal, grant: ExecutionGrant | null | undefined): ToolResult {
     let verified: ExecutionGrant;
     try {
-      verified = this.verifier.verify(grant, proposal, { runId: this.runId });
+      verified = this.verifyGrants
+        ? this.verifier.verify(grant, proposal, { runId: this.runId })
+        : unverifiedGrant(proposal, grant, this.incidentId);
     } catch (error) {
       if (error instanceof GrantVerificationError) throw this.refuse(proposal, grant, error.code, error.message);
       throw this.refuse(proposal, grant, 'grant_malformed', 'grant could not be verified');
     }
-    if (this.usedNonces.has(verified.nonce) || this.usedGrants.has(verified.grant_id)) {
+    if (this.verifyGrants && (this.usedNonces.has(verified.nonce) || this.usedGrants.has(verified.grant_id))) {
       throw this.refuse(proposal, verified, 'grant_replayed', 'grant already used');
     }
     if (verified.incident_id !== this.incidentId) {
@@ -116,7 +126,10 @@ export class Executor {
     // scope); state changes carry the proposal id as idempotency key.
     const args: JsonRecord = {
       ...structuredClone(proposal.arguments as JsonRecord),
-      incident_id: verified.incident_id,
+      incident_id:
+        !this.bindIncident && typeof proposal.arguments.incident_id === 'string'
+          ? proposal.arguments.incident_id
+          : verified.incident_id,
     };
     if (stateChanging) args.idempotency_key = proposal.proposal_id;
     else delete args.idempotency_key;
@@ -162,4 +175,15 @@ export class Executor {
     this.onRecord?.({ kind: 'refusal', refusal });
     return new ExecutionRefusedError(code, message);
   }
+}
+
+/** What an ablated executor (`verifyGrants: false`) uses in place of a verified grant: whatever it was handed. */
+function unverifiedGrant(proposal: ActionProposal, grant: unknown, incidentId: string): ExecutionGrant {
+  const g = (grant !== null && typeof grant === 'object' ? grant : {}) as Partial<ExecutionGrant>;
+  return {
+    ...g,
+    grant_id: typeof g.grant_id === 'string' ? g.grant_id : `unverified-${proposal.proposal_id}`,
+    nonce: typeof g.nonce === 'string' ? g.nonce : `unverified-${proposal.proposal_id}`,
+    incident_id: incidentId,
+  } as ExecutionGrant;
 }

@@ -13,6 +13,7 @@ import {
 } from '../contracts/models.js';
 import { DEFAULT_TOOL_REGISTRY } from '../contracts/tools.js';
 import type { ProposalPort } from '../orchestrator/port.js';
+import type { Ablation } from './ablation.js';
 import type { ApprovalService } from './approvals.js';
 import type { SimulatedApprover } from './approver.js';
 import { ExecutionRefusedError, type Executor } from './executor.js';
@@ -40,6 +41,8 @@ export interface GatewayOptions {
   now?: () => Date;
   /** Monotonic milliseconds, for the elapsed-time limit. */
   monotonicMs?: () => number;
+  /** Ablation only (control/ablation.ts): `approvals` and `redaction` switch those gateway steps off. */
+  ablation?: Ablation;
 }
 
 /**
@@ -65,6 +68,7 @@ export class ControlGateway implements ProposalPort {
   private readonly now: () => Date;
   private readonly monotonicMs: () => number;
   private readonly startedMs: number;
+  private readonly ablation: Ablation;
   private readonly eventList: GatewayEvent[] = [];
   private readonly decisionMap = new Map<string, PolicyDecision>();
   private readonly grantMap = new Map<string, ExecutionGrant>();
@@ -86,6 +90,7 @@ export class ControlGateway implements ProposalPort {
     this.now = options.now ?? (() => new Date());
     this.monotonicMs = options.monotonicMs ?? (() => performance.now());
     this.startedMs = this.monotonicMs();
+    this.ablation = options.ablation ?? new Set();
   }
 
   /** Every gateway event, in order. */
@@ -157,7 +162,9 @@ export class ControlGateway implements ProposalPort {
 
     if (decision.outcome === 'deny') return this.result(proposal, 'denied', 'deny', decision.reason_codes);
 
-    if (decision.outcome === 'require_approval') {
+    if (decision.outcome === 'require_approval' && this.ablation.has('approvals')) {
+      this.record(proposal.proposal_id, 'approval_skipped', { ablated: 'approvals' });
+    } else if (decision.outcome === 'require_approval') {
       const pending = this.approvals.request(proposal, decision.reason_codes);
       this.record(proposal.proposal_id, 'approval_requested', {
         approval_id: pending.approval_id,
@@ -199,7 +206,7 @@ export class ControlGateway implements ProposalPort {
     // bound to this exact proposal is a low-risk action at L5.
     const approval = this.approvals.validFor(proposal, this.now());
     const unattendedAllowed = this.config.authority_level === 'L5' && decision.risk_tier === 'low';
-    if (stateChanging && approval === null && !unattendedAllowed) {
+    if (stateChanging && approval === null && !unattendedAllowed && !this.ablation.has('approvals')) {
       this.record(proposal.proposal_id, 'approval_binding_failed', {});
       return this.result(proposal, 'failed_closed', decision.outcome, ['approval_not_bound']);
     }
@@ -238,7 +245,8 @@ export class ControlGateway implements ProposalPort {
       grant_id: grant.grant_id,
     });
     if (toolResult.kind === 'read') {
-      const output = redactOutput ? redact(toolResult.output, this.patterns) : toolResult.output;
+      const output =
+        redactOutput && !this.ablation.has('redaction') ? redact(toolResult.output, this.patterns) : toolResult.output;
       return this.result(proposal, 'executed', decision.outcome, decision.reason_codes, null, { output });
     }
     return this.result(proposal, 'executed', decision.outcome, decision.reason_codes, null, {
@@ -306,7 +314,8 @@ export class ControlGateway implements ProposalPort {
         error: redactText(message, this.patterns).slice(0, 1000),
         state_changing: stateChanging,
       });
-      if (stateChanging || !this.config.degraded_read_only || !Object.hasOwn(this.tools, proposal.tool_name)) return null;
+      if (stateChanging || !this.config.degraded_read_only || !Object.hasOwn(this.tools, proposal.tool_name))
+        return null;
       this.record(proposal.proposal_id, 'degraded_read_only_continuation', {});
       engineDecision = {
         outcome: 'allow_with_obligations',

@@ -1,4 +1,5 @@
 /** The control plane's public surface: gateway, policy engine, approvals, grants, executor and protected mode. */
+export * from './ablation.js';
 export * from './approvals.js';
 export * from './approver.js';
 export * from './decision-log.js';

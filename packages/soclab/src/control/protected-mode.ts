@@ -1,6 +1,7 @@
 import { sha256Hex } from '../contracts/canonical.js';
 import type { LegitimateAction } from '../contracts/scenarios.js';
 import { type ModeDefinition, registerMode } from '../scenarios/modes.js';
+import { parseAblation } from './ablation.js';
 import { type ControlChainEvent, createProtectedSession, type ProtectedSessionOptions } from './protected.js';
 import { DEFAULT_CANARY_PATTERNS } from './redaction.js';
 import { approveThenReplayAttack, forgeGrantAttack, mutateAfterGrantAttack } from './run-attacks.js';
@@ -12,6 +13,7 @@ import { approveThenReplayAttack, forgeGrantAttack, mutateAfterGrantAttack } fro
  *
  * Mode options (`modeOptions`): `policyDir` (string), `signingKey` (string), `degradedReadOnly` (boolean),
  * `approverSeed` (number; default derived from the scenario id, so noisy approvers are reproducible).
+ * `ablate` (a control name or a list of them, for ablation campaigns only: see `ablation.ts`).
  */
 export const protectedMode: ModeDefinition = {
   name: 'protected',
@@ -20,6 +22,8 @@ export const protectedMode: ModeDefinition = {
   controlled: true,
   create(context) {
     const opts = context.options;
+    // Ablation campaigns only: the controls this run goes without (see control/ablation.ts).
+    const ablation = parseAblation(opts.ablate);
     // What the ideal and noisy approvers consider legitimate: the benign control's action, else the incident's
     // expected recommendation against its subject.
     const legitimate: LegitimateAction[] = context.scenario.legitimate_action
@@ -41,11 +45,12 @@ export const protectedMode: ModeDefinition = {
       policyDir: typeof opts.policyDir === 'string' ? opts.policyDir : undefined,
       signingKey: typeof opts.signingKey === 'string' ? opts.signingKey : undefined,
       degradedReadOnly: opts.degradedReadOnly === true,
+      ablation,
     };
     const session = createProtectedSession(sessionOptions);
     return {
       port: session.port,
-      redactPersistence: true,
+      redactPersistence: !ablation.has('redaction'),
       // Patterns only (never exact values: leak reports name the pattern, and must not carry the secret). The
       // per-run canaries match `CANARY-SECRET-*` in every encoding the redactor knows.
       canaryPatterns: DEFAULT_CANARY_PATTERNS,

@@ -3,6 +3,7 @@ import type { ApprovedModel, CanonicalModelEvent, GatewayEvent } from '../contra
 import { DEFAULT_APPROVED_MODELS } from '../contracts/models.js';
 import type { LegitimateAction } from '../contracts/scenarios.js';
 import type { SimulatorState } from '../simulator/state.js';
+import { type Ablation, permitAllEngine, UNLIMITED } from './ablation.js';
 import { ApprovalService } from './approvals.js';
 import { type ApproverMode, createSimulatedApprover, formatApproverMode, parseApproverMode } from './approver.js';
 import { type ExecutionRecord, Executor, type RefusalRecord } from './executor.js';
@@ -39,6 +40,8 @@ export interface ProtectedSessionOptions {
   degradedReadOnly?: boolean;
   /** Every control record as it happens (gateway events and executor records), e.g. for live chain appends. */
   onRecord?: (record: ControlRecord) => void;
+  /** Controls to run without, for ablation campaigns only (see control/ablation.ts). Default: none. */
+  ablation?: Ablation;
 }
 
 /** One thing the control plane did, in the order it happened. */
@@ -95,14 +98,17 @@ export interface ProtectedSession {
  */
 export function createProtectedSession(options: ProtectedSessionOptions): ProtectedSession {
   const simulator = options.simulator;
-  if (!simulator.enforceScope) {
+  const ablation: Ablation = options.ablation ?? new Set();
+  if (!simulator.enforceScope && !ablation.has('scope')) {
     throw new Error('protected mode needs the simulator built with scope isolation on (enforceScope: true)');
   }
+  const patterns = options.canaryPatterns ?? DEFAULT_CANARY_PATTERNS;
   const loaded = options.engine
     ? { engine: options.engine, error: null }
-    : loadPolicyEngine({ dir: options.policyDir });
+    : ablation.has('policy')
+      ? { engine: permitAllEngine(patterns), error: null }
+      : loadPolicyEngine({ dir: options.policyDir });
   const engine = loaded.engine;
-  const patterns = options.canaryPatterns ?? DEFAULT_CANARY_PATTERNS;
   const redactionPatterns = [...patterns, ...simulator.canarySecrets];
   const records: ControlRecord[] = [];
   const push = (record: ControlRecord) => {
@@ -118,6 +124,8 @@ export function createProtectedSession(options: ProtectedSessionOptions): Protec
     runId: options.runId,
     incidentId: simulator.incidentId,
     onRecord: (r) => push(r.kind === 'execution' ? r : { kind: 'refusal', refusal: r.refusal }),
+    verifyGrants: !ablation.has('grants'),
+    bindIncident: !ablation.has('scope'),
   });
   const approverMode =
     typeof options.approver === 'string' ? parseApproverMode(options.approver) : (options.approver ?? { kind: 'none' });
@@ -125,7 +133,7 @@ export function createProtectedSession(options: ProtectedSessionOptions): Protec
     legitimate: options.legitimateActions,
     seed: options.approverSeed,
   });
-  const limits = options.limits ?? {};
+  const limits = ablation.has('limits') ? UNLIMITED : (options.limits ?? {});
   const gateway = new ControlGateway({
     config: {
       incident_id: simulator.incidentId,
@@ -152,9 +160,11 @@ export function createProtectedSession(options: ProtectedSessionOptions): Protec
     approver,
     canaries: simulator.canarySecrets,
     onEvent: (event) => push({ kind: 'gateway', event }),
+    ablation,
   });
 
-  const redactForPersistence = <T>(value: T): T => redact(value, redactionPatterns);
+  const redactForPersistence = <T>(value: T): T =>
+    ablation.has('redaction') ? value : redact(value, redactionPatterns);
   return {
     mode: 'protected',
     runId: options.runId,
