@@ -206,6 +206,8 @@ async function refreshCounters(db: Db, id: string): Promise<void> {
       mean_score: agg.mean_score === null ? null : Number(agg.mean_score),
       total_cost: agg.total_cost === null ? null : Number(agg.total_cost),
       total_duration: Number(agg.total_duration),
+      // Every write ends here, so indexed_at tells watchers (the viewer) that a run changed.
+      indexed_at: new Date().toISOString(),
     })
     .where('id', '=', id)
     .execute();

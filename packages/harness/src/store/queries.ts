@@ -669,3 +669,21 @@ export async function runView(ctx: StoreContext, ref: string): Promise<Experimen
   const header = ctx.codec.decode<ExperimentHeader>(row.header);
   return { header, results: () => streamResults(ctx, id) };
 }
+
+/** A run's change marker: watchers compare it between polls. */
+export interface RunVersion {
+  id: string;
+  state: string;
+  total: number;
+  indexed_at: string;
+}
+
+/** Runs (re)indexed at or after `since` (ISO time), by any writer. */
+export async function changedSince(ctx: StoreContext, since: string): Promise<RunVersion[]> {
+  const rows = await ctx.db
+    .selectFrom('experiments')
+    .where('indexed_at', '>=', since)
+    .select(['id', 'state', 'total', 'indexed_at'])
+    .execute();
+  return rows.map((r) => ({ ...r, total: Number(r.total) }));
+}

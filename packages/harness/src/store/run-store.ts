@@ -18,6 +18,7 @@ import { migrateStore } from './migrations.js';
 import {
   type CaseDeltaReport,
   caseDeltas,
+  changedSince,
   flakyCases,
   getCase,
   getRun,
@@ -27,6 +28,7 @@ import {
   listRuns,
   listSuites,
   metricHistory,
+  type RunVersion,
   resolveRunId,
   runView,
   streamResults,
@@ -123,6 +125,10 @@ export class RunStore {
   }
   streamResults(runId: string): AsyncGenerator<TestCaseResult> {
     return streamResults(this.#ctx, runId);
+  }
+  /** Runs (re)indexed at or after `since`, by this process or another one (e.g. `harness run`). */
+  changedSince(since: string): Promise<RunVersion[]> {
+    return changedSince(this.#ctx, since);
   }
   caseDeltas(baselineId: string, candidateId: string): Promise<CaseDeltaReport> {
     return caseDeltas(this.#ctx, baselineId, candidateId);

@@ -10,6 +10,9 @@ export interface SuiteRef {
 /** Resolve `<suite>` arguments: an existing file is loaded as a suite; anything else is a suite name. */
 export async function suiteNameOf(arg: string): Promise<SuiteRef> {
   if (!(existsSync(arg) && statSync(arg).isFile())) return { name: arg };
+  // Loading validates the adapter and evaluator names, so the built-in plugins must be registered.
+  const { loadBuiltins } = await import('../cli/common.js');
+  await loadBuiltins();
   const { loadSuite } = await import('../benchmarks/loader.js');
   const suite = await loadSuite(arg);
   return suite.quarantine ? { name: suite.name, quarantine: [...suite.quarantine] } : { name: suite.name };

@@ -1,3 +1,4 @@
+import type { RunVersion } from '../store/queries.js';
 import type { RunStore } from '../store/run-store.js';
 
 /** What changed in the index since the last poll. */
@@ -31,13 +32,28 @@ export class LiveIndexer {
   #timer: NodeJS.Timeout | null = null;
   #inflight: Promise<void> | null = null;
   #stopped = false;
-  readonly #known = new Set<string>();
+  /** Last seen version of each run: `indexed_at|state|total`. */
+  readonly #seen = new Map<string, { sig: string; total: number }>();
+  #watermark = '';
 
   constructor(readonly options: LiveIndexerOptions) {}
 
   async start(): Promise<void> {
-    for (const r of (await this.options.store.listRuns({ limit: 1000 })).items) this.#known.add(r.id);
+    for (const v of this.#remember(await this.options.store.changedSince(''))) {
+      this.#seen.set(v.id, { sig: `${v.indexed_at}|${v.state}|${v.total}`, total: v.total });
+    }
     this.#schedule();
+  }
+
+  /** Versions that differ from what was last seen; advances the watermark. */
+  #remember(versions: readonly RunVersion[]): RunVersion[] {
+    const changed: RunVersion[] = [];
+    for (const v of versions) {
+      const sig = `${v.indexed_at}|${v.state}|${v.total}`;
+      if (this.#seen.get(v.id)?.sig !== sig) changed.push(v);
+      if (v.indexed_at > this.#watermark) this.#watermark = v.indexed_at;
+    }
+    return changed;
   }
 
   #schedule(): void {
@@ -53,23 +69,32 @@ export class LiveIndexer {
     this.#timer.unref();
   }
 
-  /** One poll: index new run folders and grown journals, and report what changed. */
+  /**
+   * One poll: index new run folders and grown journals, then report every run whose index entry changed,
+   * whoever wrote it (another process, such as `harness run` indexing its own finished run, counts too).
+   */
   async poll(): Promise<void> {
     const { store } = this.options;
-    const sync = await store.syncIndex(this.options.runsDir);
-    const outcomes = [...sync.indexed];
+    await store.syncIndex(this.options.runsDir);
     for (const path of this.options.extra ?? []) {
       try {
-        const r = await store.indexRun(path);
-        if (!r.unchanged) outcomes.push(r);
+        await store.indexRun(path);
       } catch {
         // A run given on the command line that disappeared stays as last indexed.
       }
     }
-    for (const r of outcomes) {
-      const created = !this.#known.has(r.id);
-      this.#known.add(r.id);
-      this.options.onEvent({ type: 'run', id: r.id, state: r.state, added: r.results, created });
+    // Look back a little: another writer's clock and commit order can lag ours.
+    const since = this.#watermark ? new Date(Date.parse(this.#watermark) - 5000).toISOString() : '';
+    for (const v of this.#remember(await store.changedSince(since))) {
+      const before = this.#seen.get(v.id);
+      this.#seen.set(v.id, { sig: `${v.indexed_at}|${v.state}|${v.total}`, total: v.total });
+      this.options.onEvent({
+        type: 'run',
+        id: v.id,
+        state: v.state,
+        added: Math.max(0, v.total - (before?.total ?? 0)),
+        created: before === undefined,
+      });
     }
   }
 

@@ -13,7 +13,11 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
-const CLI = join(ROOT, 'packages/harness/src/cli/main.ts');
+// The built CLI when present (`npm test` builds it first: fast start), else the sources through tsx.
+const BUILT = join(ROOT, 'packages/harness/dist/cli/main.js');
+const CLI_ARGS = existsSync(BUILT)
+  ? [join(ROOT, 'packages/harness/bin/harness.js')]
+  : ['--import', 'tsx', join(ROOT, 'packages/harness/src/cli/main.ts')];
 const WEB = join(ROOT, 'packages/harness/dist/web/index.html');
 const SHOTS = join(ROOT, 'test-output/viewer');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
@@ -114,7 +118,7 @@ function suite(agent: 'v1' | 'v2' | 'live'): string {
 }
 
 function harness(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  const r = spawnSync(process.execPath, [...CLI_ARGS, ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },
@@ -161,7 +165,7 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
       await new Promise((res) => setTimeout(res, 1100)); // run folders are named by the second
     }
 
-    server = spawn(process.execPath, ['--import', 'tsx', CLI, 'view', '--port', '0', '--runs-dir', runsDir], {
+    server = spawn(process.execPath, [...CLI_ARGS, 'view', '--port', '0', '--runs-dir', runsDir], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -273,9 +277,7 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
     const run = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        CLI,
+        ...CLI_ARGS,
         'run',
         join(dir, 'suite-live.json'),
         '--runs-dir',
@@ -286,19 +288,30 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
         '--concurrency',
         '1',
       ],
-      { cwd: ROOT, stdio: 'ignore' },
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
     );
-    const finished = new Promise((res) => run.once('exit', res));
+    let runErr = '';
+    run.stderr?.on('data', (d: Buffer) => {
+      runErr += d.toString();
+    });
+    const finished = new Promise<number | null>((res) => run.once('exit', res));
+    void finished.then((code) => {
+      if (code !== 0) errors.push(`live run exited ${code}: ${runErr}`);
+    });
     // The new run shows up without a reload, then finishes with all six cases.
     const row = page.locator('table.runs tbody tr', { hasText: 'live-demo' });
-    await row.waitFor({ timeout: 30_000 });
+    await row.waitFor({ timeout: 30_000 }).catch(async (err: Error) => {
+      throw new Error(
+        `${err.message}\n${errors.join('\n')}\nruns in the index: ${JSON.stringify(await (await fetch(`${url}api/runs`)).json()).slice(0, 3000)}`,
+      );
+    });
     await row.getByRole('link').first().click();
     await page.getByText('completed', { exact: true }).waitFor({ timeout: 30_000 });
     await expect
       .poll(() => page.getByRole('grid', { name: 'cases' }).locator('.vfoot').innerText(), { timeout: 30_000 })
       .toBe('6 rows');
     await page.screenshot({ path: join(SHOTS, '06-live-run.png'), fullPage: true });
-    await finished;
+    expect(await finished).toBe(0);
     expect(errors.filter((e) => e.startsWith('page error'))).toEqual([]);
   });
 });
