@@ -65,7 +65,21 @@ const POOL_LIMIT = 4096;
 const evalPool = new Map<string, EvaluationResult>();
 const listPool = new Map<string, EvaluationResult[]>();
 
-function slimEvaluation(e: EvaluationResult): { key: string; value: EvaluationResult } {
+function slimEvaluation(e: EvaluationResult): { key: string | null; value: EvaluationResult } {
+  // LLM-judge results keep their cost/usage/panel totals for the cost, tokens and judge_agreement metrics;
+  // they differ per case, so they are not pooled.
+  if (e.details?.judge) {
+    const value = Object.freeze({
+      evaluator: e.evaluator,
+      score: e.score,
+      passed: e.passed,
+      explanation: '',
+      weight: e.weight,
+      error: e.error,
+      details: { judge: slimJudge(e.details.judge) },
+    }) as EvaluationResult;
+    return { key: null, value };
+  }
   const key = `${e.evaluator}\u0000${e.score}\u0000${e.passed}\u0000${e.weight}\u0000${e.error}`;
   let value = evalPool.get(key);
   if (!value) {
@@ -86,6 +100,7 @@ function slimEvaluation(e: EvaluationResult): { key: string; value: EvaluationRe
 function slimEvaluations(list: readonly EvaluationResult[]): EvaluationResult[] {
   if (list.length === 0) return EMPTY_LIST;
   const parts = list.map(slimEvaluation);
+  if (parts.some((p) => p.key === null)) return parts.map((p) => p.value);
   const key = parts.map((p) => p.key).join('\u0001');
   let value = listPool.get(key);
   if (!value) {

@@ -50,3 +50,16 @@ describe('judge_agreement', () => {
     expect(m.details.judge_cost).toBeCloseTo(0.001);
   });
 });
+
+describe('judge bookkeeping survives the runner slimming results for metrics', () => {
+  it('cost split and panel agreement are the same on slimmed results', async () => {
+    const { slimResult } = await import('../../../src/runner/slim.js');
+    const a = [true, true, false, false, true, false];
+    const b = [true, false, false, false, true, true];
+    const full = a.map((_, i) => panelResult(`c${i}`, [a[i], b[i]]));
+    const slim = full.map(slimResult);
+    expect(calc('cost', slim).details.judge_cost).toBeCloseTo(calc('cost', full).details.judge_cost as number);
+    expect(calc('judge_agreement', slim).value).toBeCloseTo(calc('judge_agreement', full).value);
+    expect(calc('tokens', slim).details.judge_input_tokens).toBe(60);
+  });
+});
