@@ -151,6 +151,9 @@ export async function renderConsole(
       ]);
     }
     lines.push(table.toString());
+    // The power hint tells users whether the suite is big enough for comparisons to mean anything.
+    const power = h.metrics.success_rate?.details?.power as { message?: unknown } | undefined;
+    if (typeof power?.message === 'string') lines.push(pc.dim(`Power: ${power.message}`));
   }
 
   if (h.thresholds) {

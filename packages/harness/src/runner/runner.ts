@@ -135,6 +135,14 @@ export class AgentRunner {
     this.#slim = options.slim ?? slimResult;
   }
 
+  /**
+   * Let suite-level evaluators check their setup (e.g. an LLM judge's provider is known and configured)
+   * before any case runs, so a misconfiguration fails once instead of on every case.
+   */
+  async prepare(): Promise<void> {
+    for (const ev of this.#defaults) await ev.prepare?.();
+  }
+
   /** Names of the metrics this runner computes. */
   get metricNames(): string[] {
     return this.#metrics.map((m) => m.name);
@@ -464,6 +472,13 @@ export interface RunExperimentOptions {
   retry?: Partial<RetryPolicy>;
   /** Case ids (`*` wildcards allowed) or `tag:<name>`; a case runs when any filter matches. */
   filter?: string[];
+  /**
+   * A further case predicate (ANDed with `filter`), e.g. a shard's subset. Unlike wrapping `suite.cases()`,
+   * it keeps every case's suite position, so results of several runs can be merged in suite order.
+   */
+  caseFilter?: (testCase: TestCase) => boolean;
+  /** Runs the planned case x repeat keys instead of the local runner (e.g. on a job queue). */
+  execute?: RunExecutor;
   /** Check the suite's thresholds (default true). */
   thresholds?: boolean;
   signal?: AbortSignal;
@@ -473,6 +488,25 @@ export interface RunExperimentOptions {
   onStart?(info: { runDir: string; total: number; resumed: number }): void;
   onResult?(result: TestCaseResult, progress: RunProgress): void;
 }
+
+/** What a replacement for the local runner receives (`RunExperimentOptions.execute`). */
+export interface RunExecution {
+  /** The configured runner: repeat count, timeout and metrics (its agent may be a placeholder). */
+  runner: AgentRunner;
+  suite: SuiteLike;
+  /** The run's header (its `id` names the run; on resume, the original header). */
+  header: ExperimentHeader;
+  runDir: string;
+  /** Whether this invocation continues an existing run folder. */
+  resumed: boolean;
+  /** Filter, skip set (keys already journaled), journal, planned total, signal and progress callback. */
+  hooks: RunHooks & { journal: JournalWriter; skip: ReadonlySet<string>; total: number };
+  /** How results are slimmed for metrics. */
+  slim: (result: TestCaseResult) => TestCaseResult;
+}
+
+/** Executes a run's case x repeat keys; must journal each result once and return them like `AgentRunner.run`. */
+export type RunExecutor = (execution: RunExecution) => Promise<RunOutcome>;
 
 export interface RunExperimentResult {
   runDir: string;
@@ -584,6 +618,9 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
       vars: suite.vars,
       slim: options.slim,
     });
+    await runner.prepare().catch((err: unknown) => {
+      throw new RunSetupError(errorMessage(err));
+    });
   } catch (err) {
     await closeAgent();
     throw err;
@@ -606,7 +643,9 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
   let journal: JournalWriter;
   let header: ExperimentHeader;
   let resumedIndex: JournalIndex | null = null;
-  const filter = caseFilter(options.filter);
+  const byFilter = caseFilter(options.filter);
+  const extra = options.caseFilter;
+  const filter = byFilter && extra ? (tc: TestCase) => byFilter(tc) && extra(tc) : (byFilter ?? extra);
   if (options.resume) {
     const target = resolve(options.resume);
     runDir = target.endsWith('.jsonl') ? resolve(target, '..') : target;
@@ -683,16 +722,15 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
   const skip = new Set(previous.keys());
   let outcome: RunOutcome;
   try {
-    const total = plannedFresh ?? (await countPlanned(suite, runner.repeat, filter, skip));
+    const total =
+      plannedFresh !== undefined && !options.caseFilter
+        ? plannedFresh
+        : await countPlanned(suite, runner.repeat, filter, skip);
     options.onStart?.({ runDir, total, resumed: skip.size });
-    outcome = await runner.run(suite.cases(), {
-      signal: options.signal,
-      skip,
-      filter,
-      journal,
-      total,
-      onResult: options.onResult,
-    });
+    const hooks = { signal: options.signal, skip, filter, journal, total, onResult: options.onResult };
+    outcome = options.execute
+      ? await options.execute({ runner, suite, header, runDir, resumed: resumedIndex !== null, hooks, slim })
+      : await runner.run(suite.cases(), hooks);
   } catch (err) {
     // A failure of the harness itself (not of a case): record what we have, then report it.
     journal.end({

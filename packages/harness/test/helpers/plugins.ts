@@ -33,6 +33,19 @@ export const tThrows = defineEvaluator({
   }),
 });
 
+export const tUnready = defineEvaluator({
+  name: 't_unready',
+  description: 'test: its setup check fails (like a judge whose provider is not configured)',
+  options: z.strictObject({}),
+  create: () => ({
+    name: 't_unready',
+    async prepare() {
+      throw new Error("judge provider 'openai' is not configured; set OPENAI_API_KEY");
+    },
+    evaluate: () => result({ evaluator: 't_unready', score: 1, passed: true }),
+  }),
+});
+
 export const tPassRate = defineMetric({
   name: 't_pass_rate',
   description: 'test: share of passed results',

@@ -21,6 +21,7 @@ function experiment(n: number, failEvery = 0) {
         value: 0.5,
         formatted_value: '50.0%',
         interval: { lower: 0.2, upper: 0.8 },
+        details: { power: { n: 10, mdd: 0.6, message: 'with 10 case(s) per run, a comparison can reliably detect X' } },
       },
     },
     thresholds: {
@@ -58,6 +59,7 @@ describe('console reporter', () => {
     expect(text).toContain('case-0');
     expect(text).toMatch(/2 passed, 2 failed, 0 errors of 4/);
     expect(text).toMatch(/success_rate\s*│\s*50\.0%\s*│\s*\[20\.0%, 80\.0%\] 95%/);
+    expect(text).toContain('Power: with 10 case(s) per run, a comparison can reliably detect X');
     expect(text).toContain('• too low');
   });
 

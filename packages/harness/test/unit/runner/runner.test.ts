@@ -194,6 +194,19 @@ describe('runExperiment', () => {
     expect(idx.end?.state).toBe('completed');
   });
 
+  it('fails before any case runs when an evaluator setup check fails', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aeh-run-'));
+    const calls: { input: string; attempt: number }[] = [];
+    await expect(
+      runExperiment({
+        suite: suiteOf([tc('a', 'one')], { evaluators: [{ name: 't_unready', options: {}, weight: 1 }] }),
+        agent: scriptedAgent(calls),
+        outDir: join(dir, 'run'),
+      }),
+    ).rejects.toThrow(/not configured; set OPENAI_API_KEY/);
+    expect(calls).toHaveLength(0);
+  });
+
   it('runs only the missing keys on resume', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aeh-run-'));
     const calls: { input: string; attempt: number }[] = [];
