@@ -6,10 +6,12 @@ import * as flaky from './commands/flaky.js';
 import * as history from './commands/history.js';
 import * as indexCommand from './commands/index.js';
 import * as listPlugins from './commands/list-plugins.js';
+import * as merge from './commands/merge.js';
 import * as run from './commands/run.js';
 import * as runs from './commands/runs.js';
 import * as validate from './commands/validate.js';
 import * as view from './commands/view.js';
+import * as worker from './commands/worker.js';
 import { EXIT } from './common.js';
 
 /**
@@ -28,6 +30,8 @@ const commands: { register(program: Command): void }[] = [
   flaky,
   indexCommand,
   view,
+  merge,
+  worker,
 ];
 
 function version(): string {

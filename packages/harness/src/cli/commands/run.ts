@@ -22,6 +22,8 @@ export interface RunFlags {
   replay?: string;
   store?: string;
   index?: boolean;
+  shard?: string;
+  queue?: string;
 }
 
 /**
@@ -46,6 +48,10 @@ export interface RunRequest {
   /** Run index to add the finished run to (`--store`); `index: false` skips it. */
   store?: string;
   index?: boolean;
+  /** `--shard i/n`: run only the cases of shard i (1-based) of n. */
+  shard?: { index: number; count: number };
+  /** `--queue redis://...`: run the cases on `harness worker` processes through this Redis. */
+  queue?: string;
 }
 
 /** Hooks for code that drives `executeRun` (tests, other commands). */
@@ -87,7 +93,9 @@ export function addRunOptions(cmd: Command) {
       '--store <url>',
       'run index to add the run to: postgres://... or a SQLite file (default: HARNESS_STORE_URL, else <runs-dir>/index.sqlite)',
     )
-    .option('--no-index', 'do not add the run to the run index');
+    .option('--no-index', 'do not add the run to the run index')
+    .option('--shard <i/n>', 'run only shard i of n (cases split by a hash of their id); combine with harness merge')
+    .option('--queue <redis-url>', 'run the cases on harness worker processes through Redis (BullMQ)');
 }
 
 export function register(program: Command): void {
@@ -124,7 +132,19 @@ export function buildRunRequest(suitePath: string, flags: RunFlags): RunRequest 
     replay: flags.replay,
     store: flags.store,
     index: flags.index,
+    shard: flags.shard ? parseShardFlag(flags.shard) : undefined,
+    queue: flags.queue,
   };
+}
+
+function parseShardFlag(text: string): { index: number; count: number } {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new CliError(`--shard expects i/n with 1 <= i <= n, e.g. 2/3 (got '${text}')`);
+  }
+  return { index, count };
 }
 
 /** `--agent echo` names an adapter; anything that looks like a path is a module agent (relative to cwd). */
@@ -164,7 +184,7 @@ export async function executeRun(
   const { loadBuiltins } = await import('../common.js');
   await loadBuiltins();
   const reporters = await resolveReporters(request.formats);
-  const suite = await loadRunSuite(request.suitePath);
+  const suite = await loadRunSuite(request.suitePath, Boolean(request.queue));
   setScrub((t) => suite.redactor.scrub(t));
 
   const { runExperiment } = await import('../../runner/runner.js');
@@ -196,6 +216,10 @@ export async function executeRun(
       throw err.name === 'CassetteError' ? new CliError(err.message, EXIT.usage) : err;
     });
   }
+  if (request.shard || request.queue || request.resume) {
+    const { configureScale } = await import('../../scale/run-options.js');
+    await configureScale(request, options, suite, (t) => progress.note(t));
+  }
   await hooks.configure?.(options, suite);
   let result: RunExperimentResult;
   try {
@@ -220,10 +244,12 @@ export async function executeRun(
   return result.exitCode;
 }
 
-async function loadRunSuite(path: string): Promise<LoadedSuite> {
+async function loadRunSuite(path: string, queued = false): Promise<LoadedSuite> {
   const { loadSuite, SuiteValidationError } = await import('../../benchmarks/loader.js');
   try {
-    return await loadSuite(path);
+    // A queue coordinator never calls the agent: variables only workers have may be unset here.
+    const env = queued ? (await import('../../scale/env.js')).lenientEnv() : undefined;
+    return await loadSuite(path, { env });
   } catch (err) {
     if (err instanceof SuiteValidationError) throw new CliError(err.message, EXIT.usage);
     throw err;
@@ -247,14 +273,14 @@ async function refuseExistingRun(outDir: string): Promise<void> {
   }
 }
 
-type ResolvedReporter = {
+export type ResolvedReporter = {
   name: string;
   extension: string;
   report: (view: ExperimentView, dest?: string) => Promise<string>;
 };
 
 /** Resolve every --format name before the run starts, so a typo fails fast (exit 2). */
-async function resolveReporters(formats: string[]): Promise<ResolvedReporter[]> {
+export async function resolveReporters(formats: string[]): Promise<ResolvedReporter[]> {
   const { reporterRegistry } = await import('../../reporters/base.js');
   const { parseOptions } = await import('../../evaluators/base.js');
   return formats.map((name) => {

@@ -1,0 +1,340 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import type { Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { type Agent, adapterRegistry } from '../../adapters/base.js';
+import type { LoadedSuite } from '../../benchmarks/loader.js';
+import type { TestCase } from '../../core/testcase.js';
+import { parseOptions } from '../../evaluators/base.js';
+import { backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../../runner/retry.js';
+import { AgentRunner } from '../../runner/runner.js';
+import { BACKOFF_TYPE, JobData, noticesKeyFor, PROTOCOL_VERSION, REGISTRY_KEY, RunRecord } from './protocol.js';
+import { bullConnection, connectRedis, redactRedisUrl } from './redis.js';
+
+export interface WorkerHostOptions {
+  /** Redis URL (`redis://host:port[/db]`). */
+  url: string;
+  /** Jobs in flight at once, per run (default 8). */
+  concurrency?: number;
+  /** Job lock in ms: a killed worker's jobs are retried elsewhere after about this long (default 30000). */
+  lockDurationMs?: number;
+  /** How often this worker checks for stalled jobs (default: half the lock duration). */
+  stalledIntervalMs?: number;
+  /** Times a job may be recovered from a dead worker before it fails (default 2). */
+  maxStalledCount?: number;
+  /** How often the run registry is read (default 1000 ms). */
+  pollMs?: number;
+  /** A suite file to use instead of the path the coordinator gave (must have the run's content hash). */
+  suite?: string;
+  /** Only process these run ids. */
+  runs?: string[];
+  /** Exit after this many seconds with no active run (default: never). */
+  idleExitSeconds?: number;
+  /** Where status lines go (default: stderr). */
+  log?: (message: string) => void;
+}
+
+interface ActiveRun {
+  record: RunRecord;
+  worker: Worker;
+  agent: Agent;
+  processed: number;
+  cleanup?: () => void;
+}
+
+/** A transient agent error handed to BullMQ so its attempts/backoff retry the job. */
+class TransientCaseError extends Error {
+  override name = 'TransientCaseError';
+  constructor(
+    message: string,
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * `harness worker`: watches the run registry in Redis and, for every queued run, loads the run's suite
+ * (verifying its content hash) with its adapter and evaluators, then processes that run's jobs with a
+ * BullMQ Worker. Variables in the suite are resolved from this machine's environment; results are
+ * scrubbed of those secrets before they go back to Redis. Retries of transient agent errors use BullMQ
+ * attempts and backoff; a worker that dies mid-case loses its job lock and the job is retried elsewhere.
+ */
+export class WorkerHost {
+  readonly name = `${hostname()}:${process.pid}`;
+  readonly #options: WorkerHostOptions;
+  readonly #log: (message: string) => void;
+  readonly #active = new Map<string, ActiveRun>();
+  /** Runs being prepared, or refused until the given time (ms). */
+  readonly #blocked = new Map<string, number>();
+  #redis: Redis | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #stopping = false;
+  #idleSince = Date.now();
+  #done: () => void = () => {};
+  readonly finished: Promise<void>;
+
+  constructor(options: WorkerHostOptions) {
+    this.#options = options;
+    this.#log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
+    this.finished = new Promise((r) => {
+      this.#done = r;
+    });
+  }
+
+  /** Connect and start watching the registry; resolves once connected. */
+  async start(): Promise<void> {
+    this.#redis = await connectRedis(this.#options.url);
+    const { loadBuiltins } = await import('../../cli/common.js');
+    await loadBuiltins();
+    this.#log(
+      `harness worker ${this.name}: connected to ${redactRedisUrl(this.#options.url)} (concurrency ${this.#concurrency} per run); waiting for runs`,
+    );
+    await this.#poll();
+    this.#schedule();
+  }
+
+  /** Stop taking jobs; in-flight cases finish (graceful) unless `force`. */
+  async stop(force = false): Promise<void> {
+    if (this.#stopping && !force) return this.finished;
+    this.#stopping = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await Promise.all([...this.#active.keys()].map((id) => this.#retire(id, force)));
+    this.#redis?.disconnect();
+    this.#redis = null;
+    this.#done();
+  }
+
+  get #concurrency(): number {
+    return Math.max(1, Math.floor(this.#options.concurrency ?? 8));
+  }
+
+  #schedule(): void {
+    if (this.#stopping) return;
+    this.#timer = setTimeout(() => {
+      this.#poll()
+        .catch((err) => this.#log(`harness worker: cannot read the run registry: ${errorMessage(err)}`))
+        .finally(() => this.#schedule());
+    }, this.#options.pollMs ?? 1000);
+  }
+
+  async #poll(): Promise<void> {
+    const redis = this.#redis;
+    if (!redis || this.#stopping) return;
+    const entries = await redis.hgetall(REGISTRY_KEY);
+    const live = new Set(Object.keys(entries));
+    for (const id of [...this.#active.keys()]) {
+      if (!live.has(id)) await this.#retire(id, false);
+    }
+    for (const [id, text] of Object.entries(entries)) {
+      if (this.#active.has(id)) continue;
+      if (this.#options.runs && !this.#options.runs.includes(id)) continue;
+      const blockedUntil = this.#blocked.get(id);
+      if (blockedUntil !== undefined && Date.now() < blockedUntil) continue;
+      const parsed = RunRecord.safeParse(parseJson(text));
+      if (!parsed.success) {
+        this.#blocked.set(id, Date.now() + 60_000);
+        const protocol = (parseJson(text) as { protocol?: unknown } | null)?.protocol;
+        await this.#notice(
+          id,
+          protocol !== PROTOCOL_VERSION
+            ? `skipped: the run uses queue protocol ${String(protocol)}, this worker speaks ${PROTOCOL_VERSION} (upgrade the harness on one side)`
+            : 'skipped: the run record is not readable by this worker',
+        );
+        continue;
+      }
+      this.#blocked.set(id, Number.POSITIVE_INFINITY); // preparing
+      try {
+        await this.#join(parsed.data);
+        this.#blocked.delete(id);
+      } catch (err) {
+        this.#blocked.set(id, Date.now() + 30_000);
+        const message = `cannot process run ${id}: ${errorMessage(err)}`;
+        this.#log(`harness worker: ${message}`);
+        await this.#notice(id, message);
+      }
+    }
+    if (this.#active.size > 0) this.#idleSince = Date.now();
+    const idle = this.#options.idleExitSeconds;
+    if (idle !== undefined && this.#active.size === 0 && Date.now() - this.#idleSince >= idle * 1000) {
+      this.#log(`harness worker ${this.name}: no run for ${idle}s; exiting`);
+      void this.stop();
+    }
+  }
+
+  async #notice(runId: string, message: string): Promise<void> {
+    await this.#redis?.hset(noticesKeyFor(runId), this.name, message).catch(() => 0);
+  }
+
+  /** Load the run's suite and agent here, then start a BullMQ Worker on its queue. */
+  async #join(record: RunRecord): Promise<void> {
+    const { suite, cleanup } = await this.#loadSuite(record);
+    let agent: Agent | undefined;
+    try {
+      const cases = new Map<string, TestCase>();
+      const byIndex: TestCase[] = [];
+      for await (const tc of suite.cases()) {
+        cases.set(tc.id, tc);
+        byIndex.push(tc);
+      }
+      const spec = agentSpec(record, suite);
+      const ctx = { baseDir: suite.baseDir, env: process.env };
+      const plugin = adapterRegistry.get(spec.adapter);
+      const adapterOptions = parseOptions(plugin, spec.options ?? {});
+      try {
+        agent = await plugin.create(adapterOptions as never, ctx);
+      } catch (err) {
+        throw new Error(`cannot create the '${plugin.name}' agent: ${errorMessage(err)}`);
+      }
+      // One retry layer: BullMQ's attempts and backoff. The runner makes a single attempt per job.
+      const runner = new AgentRunner(agent, {
+        evaluators: suite.evaluators,
+        metrics: [],
+        timeout: record.timeout ?? undefined,
+        retry: { maxAttempts: 1 },
+        context: ctx,
+        vars: suite.vars,
+      });
+      const policy: RetryPolicy = {
+        ...DEFAULT_RETRY,
+        maxAttempts: record.retry.attempts,
+        baseDelayMs: record.retry.base_delay_ms,
+        maxDelayMs: record.retry.max_delay_ms,
+        maxRetryAfterMs: record.retry.max_retry_after_ms,
+      };
+      const scrub = (text: string) => suite.redactor.scrub(text);
+      const active: ActiveRun = { record, worker: undefined as unknown as Worker, agent, processed: 0, cleanup };
+
+      const processor = async (job: Job, _token?: string, signal?: AbortSignal) => {
+        const data = JobData.parse(job.data);
+        const tc = cases.get(data.test_id) ?? byIndex[data.index];
+        if (!tc) {
+          const { UnrecoverableError } = await import('bullmq');
+          throw new UnrecoverableError(`case '${data.test_id}' is not in the suite this worker loaded`);
+        }
+        const result = await runner.evaluateCase(tc, data.repeat, signal);
+        if (!result) throw new Error('the worker stopped before the case finished');
+        const attempt = job.attemptsMade + 1;
+        const out = result.output;
+        if (out.transient === true && out.error !== null && attempt < (job.opts.attempts ?? 1)) {
+          throw new TransientCaseError(scrub(out.error), out.retry_after);
+        }
+        result.test_id = data.test_id;
+        result.attempts = attempt;
+        result.metadata = {
+          ...result.metadata,
+          worker: this.name,
+          ...(job.stalledCounter > 0 ? { recovered_from_stalled: job.stalledCounter } : {}),
+        };
+        active.processed++;
+        // Results go back through Redis: scrub this machine's secrets first.
+        return JSON.parse(scrub(JSON.stringify(result)));
+      };
+
+      const { Worker } = await import('bullmq');
+      const lockDuration = this.#options.lockDurationMs ?? 30_000;
+      const worker = new Worker(record.queue, processor, {
+        connection: bullConnection(this.#options.url, true),
+        concurrency: this.#concurrency,
+        lockDuration,
+        stalledInterval: this.#options.stalledIntervalMs ?? Math.max(500, Math.floor(lockDuration / 2)),
+        maxStalledCount: this.#options.maxStalledCount ?? 2,
+        name: this.name,
+        settings: {
+          backoffStrategy: (attemptsMade: number, type?: string, err?: Error) => {
+            if (type !== BACKOFF_TYPE) return 0;
+            const retryAfter = err instanceof TransientCaseError ? err.retryAfter : undefined;
+            return Math.round(backoffDelay(policy, attemptsMade, retryAfter));
+          },
+        },
+      });
+      worker.on('error', (err) => this.#log(`harness worker: queue ${record.queue}: ${errorMessage(err)}`));
+      active.worker = worker;
+      this.#active.set(record.run_id, active);
+      this.#log(
+        `harness worker ${this.name}: run ${record.run_id} (suite '${record.suite.name}', ${byIndex.length} cases from ${suite.path}) joined`,
+      );
+    } catch (err) {
+      await agent?.close?.().catch(() => {});
+      cleanup?.();
+      throw err;
+    }
+  }
+
+  async #retire(runId: string, force: boolean): Promise<void> {
+    const run = this.#active.get(runId);
+    if (!run) return;
+    this.#active.delete(runId);
+    await run.worker.close(force).catch(() => {});
+    await run.agent.close?.().catch(() => {});
+    run.cleanup?.();
+    this.#log(`harness worker ${this.name}: run ${runId} left (${run.processed} case runs processed here)`);
+  }
+
+  /**
+   * Find the run's suite on this machine: `--suite`, then the coordinator's path relative to this working
+   * directory, then its absolute path, then the suite text carried in the record (self-contained suites).
+   * Only a file whose content hash matches the run's is used.
+   */
+  async #loadSuite(record: RunRecord): Promise<{ suite: LoadedSuite; cleanup?: () => void }> {
+    const { loadSuite, SuiteValidationError } = await import('../../benchmarks/loader.js');
+    const tried: string[] = [];
+    const candidates = [this.#options.suite, record.suite.path, record.suite.absolute].filter(
+      (p): p is string => typeof p === 'string' && p.length > 0,
+    );
+    for (const candidate of [...new Set(candidates.map((c) => resolve(c)))]) {
+      if (!existsSync(candidate)) continue;
+      let suite: LoadedSuite;
+      try {
+        suite = await loadSuite(candidate);
+      } catch (err) {
+        if (err instanceof SuiteValidationError) throw new Error(`${err.message}`);
+        throw err;
+      }
+      if (suite.contentHash === record.suite.content_hash) return { suite };
+      tried.push(`${candidate} (content ${suite.contentHash.slice(0, 12)})`);
+    }
+    if (record.suite.content !== null) {
+      const dir = mkdtempSync(join(tmpdir(), 'harness-worker-suite-'));
+      const file = join(dir, basename(record.suite.absolute));
+      writeFileSync(file, record.suite.content);
+      const cleanup = () => rmSync(dir, { recursive: true, force: true });
+      try {
+        const suite = await loadSuite(file);
+        if (suite.contentHash === record.suite.content_hash) return { suite, cleanup };
+        tried.push('the suite text carried by the run (it references case files this machine does not have)');
+      } catch (err) {
+        tried.push(`the suite text carried by the run (${errorMessage(err).split('\n')[0]})`);
+      }
+      cleanup();
+    }
+    throw new Error(
+      `no copy of suite '${record.suite.name}' with content ${record.suite.content_hash.slice(0, 12)} found here` +
+        (tried.length > 0 ? `; tried ${tried.join(', ')}` : `; looked for ${record.suite.path}`) +
+        '. Run the worker from the same checkout as the coordinator, or pass --suite <file>',
+    );
+  }
+}
+
+/** `--agent` given to the coordinator wins; with the suite's own adapter name and no options, keep its options. */
+function agentSpec(record: RunRecord, suite: LoadedSuite): { adapter: string; options?: Record<string, unknown> } {
+  const override = record.agent;
+  if (!override) return { adapter: suite.agent.adapter, options: suite.agent.options };
+  if (!override.options && override.adapter.toLowerCase() === suite.agent.adapter.toLowerCase()) {
+    return { adapter: override.adapter, options: suite.agent.options };
+  }
+  return override;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
