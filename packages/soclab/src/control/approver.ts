@@ -27,6 +27,40 @@ export interface SimulatedApprover {
   review(pending: PendingApproval): ApproverVerdict | null;
 }
 
+/**
+ * An approver outside the lab's simulation — a person answering through the API's approvals inbox. It may take
+ * time to answer (the run waits); null means no decision in time, and the request stays pending.
+ */
+export interface ExternalApprover {
+  /** Recorded as the run's approver mode (e.g. `human`). */
+  readonly name: string;
+  review(pending: PendingApproval): Promise<ApproverVerdict | null>;
+}
+
+/** Where the run's facts come from when a human approver is asked (for the inbox). */
+export interface HumanReviewContext {
+  readonly run_id: string;
+  readonly scenario_id: string;
+  readonly incident_id: string;
+}
+
+/**
+ * The `approver: human` service a campaign hands to protected mode (`modeOptions.approvalService`): it gives each
+ * run its approver, whose requests appear in an inbox until a person decides or the wait times out.
+ */
+export interface HumanApprovalChannel {
+  approverFor(context: HumanReviewContext): ExternalApprover;
+}
+
+/** True for an object usable as `modeOptions.approvalService`. */
+export function isHumanApprovalChannel(value: unknown): value is HumanApprovalChannel {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { approverFor?: unknown }).approverFor === 'function'
+  );
+}
+
 /** Parse `none`, `ideal`, `rubber_stamp` (or `rubber-stamp`) or `noisy:<p>` with 0 <= p <= 1. */
 export function parseApproverMode(text: string): ApproverMode {
   const value = text.trim().toLowerCase();

@@ -15,7 +15,7 @@ import { DEFAULT_TOOL_REGISTRY } from '../contracts/tools.js';
 import type { ProposalPort } from '../orchestrator/port.js';
 import type { Ablation } from './ablation.js';
 import type { ApprovalService } from './approvals.js';
-import type { SimulatedApprover } from './approver.js';
+import type { ExternalApprover, SimulatedApprover } from './approver.js';
 import { ExecutionRefusedError, type Executor } from './executor.js';
 import type { GrantSigner } from './grants.js';
 import { type EngineDecision, POLICY_UNAVAILABLE, type PolicyEngine } from './policy/engine.js';
@@ -32,8 +32,11 @@ export interface GatewayOptions {
   runId: string;
   /** Tool registry (risk tiers and allowed arguments); default the ten simulated tools. */
   tools?: Readonly<Record<string, ToolRegistryEntry>>;
-  /** Simulated approver that answers approval requests at once; null leaves them pending (the default). */
-  approver?: SimulatedApprover | null;
+  /**
+   * Who answers approval requests: a simulated approver (at once) or an external one such as a person in the API's
+   * inbox (the proposal waits for the answer); null leaves them pending (the default).
+   */
+  approver?: SimulatedApprover | ExternalApprover | null;
   /** Exact canary values of the run, redacted in addition to the configured patterns. */
   canaries?: readonly string[];
   /** Called with every gateway event as it is recorded (e.g. to append it to the evidence chain). */
@@ -62,7 +65,7 @@ export class ControlGateway implements ProposalPort {
   private readonly signer: GrantSigner;
   private readonly approvals: ApprovalService;
   private readonly tools: Readonly<Record<string, ToolRegistryEntry>>;
-  private readonly approver: SimulatedApprover | null;
+  private readonly approver: SimulatedApprover | ExternalApprover | null;
   private readonly patterns: readonly string[];
   private readonly onEvent: GatewayOptions['onEvent'];
   private readonly now: () => Date;
@@ -170,7 +173,7 @@ export class ControlGateway implements ProposalPort {
         approval_id: pending.approval_id,
         reasons: [...decision.reason_codes],
       });
-      const verdict = this.approver?.review(pending) ?? null;
+      const verdict = (await this.approver?.review(pending)) ?? null;
       if (verdict === null) {
         return this.result(proposal, 'awaiting_approval', 'require_approval', decision.reason_codes);
       }

@@ -1,5 +1,6 @@
 /** The control plane's public surface: gateway, policy engine, approvals, grants, executor and protected mode. */
 export * from './ablation.js';
+export * from './approval-inbox.js';
 export * from './approvals.js';
 export * from './approver.js';
 export * from './decision-log.js';

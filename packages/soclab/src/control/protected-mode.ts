@@ -2,6 +2,7 @@ import { sha256Hex } from '../contracts/canonical.js';
 import type { LegitimateAction } from '../contracts/scenarios.js';
 import { type ModeDefinition, registerMode } from '../scenarios/modes.js';
 import { parseAblation } from './ablation.js';
+import { isHumanApprovalChannel } from './approver.js';
 import { type ControlChainEvent, createProtectedSession, type ProtectedSessionOptions } from './protected.js';
 import { DEFAULT_CANARY_PATTERNS } from './redaction.js';
 import { approveThenReplayAttack, forgeGrantAttack, mutateAfterGrantAttack } from './run-attacks.js';
@@ -14,6 +15,8 @@ import { approveThenReplayAttack, forgeGrantAttack, mutateAfterGrantAttack } fro
  * Mode options (`modeOptions`): `policyDir` (string), `signingKey` (string), `degradedReadOnly` (boolean),
  * `approverSeed` (number; default derived from the scenario id, so noisy approvers are reproducible).
  * `ablate` (a control name or a list of them, for ablation campaigns only: see `ablation.ts`).
+ * `approvalService` (a `HumanApprovalChannel`): required by `approver: human`, whose requests wait in its inbox
+ * for a person's decision (the API server provides one).
  */
 export const protectedMode: ModeDefinition = {
   name: 'protected',
@@ -29,13 +32,25 @@ export const protectedMode: ModeDefinition = {
     const legitimate: LegitimateAction[] = context.scenario.legitimate_action
       ? [{ tool: context.scenario.legitimate_action.tool, target: context.scenario.legitimate_action.target }]
       : [{ tool: context.incident.expected_recommendation, target: context.incident.subject_user_id }];
+    let externalApprover: ProtectedSessionOptions['externalApprover'];
+    if (context.approver === 'human') {
+      if (!isHumanApprovalChannel(opts.approvalService)) {
+        throw new Error('approver human needs an approvals inbox: start the campaign through the API (soclab serve)');
+      }
+      externalApprover = opts.approvalService.approverFor({
+        run_id: context.runId,
+        scenario_id: context.scenario.id,
+        incident_id: context.simulator.incidentId,
+      });
+    }
     const sessionOptions: ProtectedSessionOptions = {
       simulator: context.simulator,
       runId: context.runId,
       authorityLevel: context.authorityLevel,
       approvedModels: context.approvedModels,
       limits: { max_calls: context.limits.maxCalls, max_cost_usd: context.limits.maxCostUsd },
-      approver: context.approver ?? 'none',
+      approver: externalApprover ? 'none' : (context.approver ?? 'none'),
+      externalApprover,
       legitimateActions: legitimate,
       // Reproducible per scenario unless the campaign passes its own seed (e.g. one per repeat).
       approverSeed:

@@ -5,7 +5,13 @@ import type { LegitimateAction } from '../contracts/scenarios.js';
 import type { SimulatorState } from '../simulator/state.js';
 import { type Ablation, permitAllEngine, UNLIMITED } from './ablation.js';
 import { ApprovalService } from './approvals.js';
-import { type ApproverMode, createSimulatedApprover, formatApproverMode, parseApproverMode } from './approver.js';
+import {
+  type ApproverMode,
+  createSimulatedApprover,
+  type ExternalApprover,
+  formatApproverMode,
+  parseApproverMode,
+} from './approver.js';
 import { type ExecutionRecord, Executor, type RefusalRecord } from './executor.js';
 import { ControlGateway } from './gateway.js';
 import { GrantSigner } from './grants.js';
@@ -30,6 +36,8 @@ export interface ProtectedSessionOptions {
   policyDir?: string;
   /** `none` (default), `ideal`, `rubber_stamp` or `noisy:p`. */
   approver?: ApproverMode | string;
+  /** A non-simulated approver (e.g. a person through the API's inbox); replaces `approver` when set. */
+  externalApprover?: ExternalApprover;
   /** What the ideal and noisy approvers consider legitimate. */
   legitimateActions?: readonly LegitimateAction[];
   approverSeed?: number;
@@ -127,12 +135,17 @@ export function createProtectedSession(options: ProtectedSessionOptions): Protec
     verifyGrants: !ablation.has('grants'),
     bindIncident: !ablation.has('scope'),
   });
-  const approverMode =
-    typeof options.approver === 'string' ? parseApproverMode(options.approver) : (options.approver ?? { kind: 'none' });
-  const approver = createSimulatedApprover(approverMode, {
-    legitimate: options.legitimateActions,
-    seed: options.approverSeed,
-  });
+  const approverMode: ApproverMode = options.externalApprover
+    ? { kind: 'none' }
+    : typeof options.approver === 'string'
+      ? parseApproverMode(options.approver)
+      : (options.approver ?? { kind: 'none' });
+  const approver =
+    options.externalApprover ??
+    createSimulatedApprover(approverMode, {
+      legitimate: options.legitimateActions,
+      seed: options.approverSeed,
+    });
   const limits = ablation.has('limits') ? UNLIMITED : (options.limits ?? {});
   const gateway = new ControlGateway({
     config: {
@@ -176,7 +189,7 @@ export function createProtectedSession(options: ProtectedSessionOptions): Protec
     policyVersion: engine.version,
     policyDigest: engine.digest,
     policyLoadError: loaded.error,
-    approverMode: formatApproverMode(approverMode),
+    approverMode: options.externalApprover?.name ?? formatApproverMode(approverMode),
     observeTurn: (event) => {
       gateway.observeTurn(event.provider, event.model);
     },
