@@ -99,6 +99,7 @@ export class HttpAgent implements Agent {
   readonly #auth: Authenticator | null;
   readonly #env: Record<string, string | undefined> = {};
   readonly #bodyFormat: 'json' | 'text' | 'form';
+  #staticTarget: { origin: string; pathname: string; search: string } | null = null;
 
   constructor(options: HttpOptions, ctx: PluginContext) {
     this.#options = options;
@@ -204,8 +205,7 @@ export class HttpAgent implements Agent {
       repeat: context.repeat,
       attempt: context.attempt,
     };
-    const url = new URL(this.#url.renderText(scope));
-    for (const [k, v] of Object.entries(this.#query.renderText(scope))) url.searchParams.append(k, v);
+    const target = this.#target(scope);
     const headers: Record<string, string> = { ...this.#headers.renderText(scope) };
     let body: string | undefined;
     if (this.#body) {
@@ -223,30 +223,39 @@ export class HttpAgent implements Agent {
       }
     }
     headers.accept ??= 'application/json, text/event-stream, application/x-ndjson;q=0.9, */*;q=0.8';
-    if (this.#auth) await this.#auth.apply(headers, url.searchParams, context.signal);
+    if (this.#auth) {
+      const query = new URLSearchParams(target.search);
+      await this.#auth.apply(headers, query, context.signal);
+      const search = query.toString();
+      target.search = search ? `?${search}` : '';
+    }
 
-    // One controller carries both the run's cancellation and this adapter's own timeout.
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(context.signal.reason);
     if (context.signal.aborted) return errorOutput('aborted before the request was sent', { latency: elapsed() });
-    context.signal.addEventListener('abort', onAbort, { once: true });
+    // With an adapter timeout, one controller carries both the run's cancellation and that timeout; without one,
+    // the run's signal is used as is (no extra controller and listener per request).
+    let signal = context.signal;
     let timedOut = false;
-    const timer =
-      this.#options.timeout !== undefined
-        ? setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-          }, this.#options.timeout * 1000)
-        : null;
-    const where = `${this.#method} ${url.origin}${url.pathname}`;
+    let timer: NodeJS.Timeout | null = null;
+    let onAbort: (() => void) | null = null;
+    if (this.#options.timeout !== undefined) {
+      const controller = new AbortController();
+      onAbort = () => controller.abort(context.signal.reason);
+      context.signal.addEventListener('abort', onAbort, { once: true });
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, this.#options.timeout * 1000);
+      signal = controller.signal;
+    }
+    const where = `${this.#method} ${target.origin}${target.pathname}`;
     try {
       const res = await undici.request.call(this.#dispatcher, {
-        origin: url.origin,
-        path: url.pathname + url.search,
+        origin: target.origin,
+        path: target.pathname + target.search,
         method: this.#method as 'POST',
         headers,
         body,
-        signal: controller.signal,
+        signal,
       });
       const status = res.statusCode;
       const contentType = String(res.headers['content-type'] ?? '').toLowerCase();
@@ -301,8 +310,18 @@ export class HttpAgent implements Agent {
       throw err;
     } finally {
       if (timer) clearTimeout(timer);
-      context.signal.removeEventListener('abort', onAbort);
+      if (onAbort) context.signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** Origin, path and query of the request; parsed once when the URL and query have no templates. */
+  #target(scope: TemplateScope): { origin: string; pathname: string; search: string } {
+    if (this.#staticTarget) return { ...this.#staticTarget };
+    const url = new URL(this.#url.renderText(scope));
+    for (const [k, v] of Object.entries(this.#query.renderText(scope))) url.searchParams.append(k, v);
+    const target = { origin: url.origin, pathname: url.pathname, search: url.search };
+    if (!this.#url.dynamic && !this.#query.dynamic) this.#staticTarget = target;
+    return { ...target };
   }
 
   #streamKind(contentType: string): StreamKind | null {
