@@ -9,7 +9,15 @@ import type { TestCase } from '../../core/testcase.js';
 import { parseOptions } from '../../evaluators/base.js';
 import { backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../../runner/retry.js';
 import { AgentRunner } from '../../runner/runner.js';
-import { BACKOFF_TYPE, JobData, noticesKeyFor, PROTOCOL_VERSION, REGISTRY_KEY, RunRecord } from './protocol.js';
+import {
+  BACKOFF_TYPE,
+  JobData,
+  noticesKeyFor,
+  PROTOCOL_VERSION,
+  REGISTRY_CHANNEL,
+  REGISTRY_KEY,
+  RunRecord,
+} from './protocol.js';
 import { bullConnection, connectRedis, redactRedisUrl } from './redis.js';
 
 export interface WorkerHostOptions {
@@ -69,7 +77,9 @@ export class WorkerHost {
   /** Runs being prepared, or refused until the given time (ms). */
   readonly #blocked = new Map<string, number>();
   #redis: Redis | null = null;
+  #subscriber: Redis | null = null;
   #timer: NodeJS.Timeout | null = null;
+  #polling: Promise<void> | null = null;
   #stopping = false;
   #idleSince = Date.now();
   #done: () => void = () => {};
@@ -91,7 +101,12 @@ export class WorkerHost {
     this.#log(
       `harness worker ${this.name}: connected to ${redactRedisUrl(this.#options.url)} (concurrency ${this.#concurrency} per run); waiting for runs`,
     );
-    await this.#poll();
+    // Registry changes are announced on a channel (new runs start at once); polling covers missed ones.
+    this.#subscriber = this.#redis.duplicate();
+    this.#subscriber.on('error', () => {});
+    this.#subscriber.on('message', () => this.#pollNow());
+    await this.#subscriber.subscribe(REGISTRY_CHANNEL).catch(() => 0);
+    await this.#pollOnce();
     this.#schedule();
   }
 
@@ -101,6 +116,8 @@ export class WorkerHost {
     this.#stopping = true;
     if (this.#timer) clearTimeout(this.#timer);
     await Promise.all([...this.#active.keys()].map((id) => this.#retire(id, force)));
+    this.#subscriber?.disconnect();
+    this.#subscriber = null;
     this.#redis?.disconnect();
     this.#redis = null;
     this.#done();
@@ -112,11 +129,24 @@ export class WorkerHost {
 
   #schedule(): void {
     if (this.#stopping) return;
-    this.#timer = setTimeout(() => {
-      this.#poll()
-        .catch((err) => this.#log(`harness worker: cannot read the run registry: ${errorMessage(err)}`))
-        .finally(() => this.#schedule());
-    }, this.#options.pollMs ?? 1000);
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#pollNow(), this.#options.pollMs ?? 1000);
+  }
+
+  #pollNow(): void {
+    if (this.#stopping) return;
+    void this.#pollOnce().finally(() => this.#schedule());
+  }
+
+  /** One registry pass at a time; a request during a pass waits for it. */
+  async #pollOnce(): Promise<void> {
+    if (this.#polling) return this.#polling;
+    this.#polling = this.#poll()
+      .catch((err) => this.#log(`harness worker: cannot read the run registry: ${errorMessage(err)}`))
+      .finally(() => {
+        this.#polling = null;
+      });
+    return this.#polling;
   }
 
   async #poll(): Promise<void> {

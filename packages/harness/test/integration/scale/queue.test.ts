@@ -1,0 +1,292 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRedis } from './redis-server.js';
+
+// Distributed runs on a real redis-server with real worker processes of the built CLI.
+const root = resolve(__dirname, '../../../../..');
+const bin = join(root, 'packages/harness/bin/harness.js');
+const agentFixture = join(root, 'packages/harness/test/fixtures/scale/slow-agent.mjs');
+const TOKEN = 'tok-9f2c1e77aa0b';
+const redis = testRedis();
+const children: ChildProcess[] = [];
+
+function suiteDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'aeh-queue-'));
+  const tests = Array.from(
+    { length: 36 },
+    (_, i) => `  - { id: q${String(i).padStart(2, '0')}, input: 'ask ${i}', repeat: ${1 + (i % 2)} }`,
+  );
+  writeFileSync(
+    join(d, 'suite.yaml'),
+    [
+      'version: "1.0"',
+      'name: queue-kill',
+      'agent:',
+      '  adapter: module',
+      '  options:',
+      `    module: ${agentFixture}#SlowAgent`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a suite variable, resolved by the workers
+      '    options: { token: "${QUEUE_TEST_TOKEN}", delay_ms: 150 }',
+      'evaluators: [{ name: contains, options: { value: authorised } }]',
+      'metrics: [success_rate, accuracy, latency, p95_latency, pass_at_k, error_rate]',
+      'thresholds: { success_rate: { minimum: 0.5 } }',
+      'tests:',
+      ...tests,
+    ].join('\n'),
+  );
+  return d;
+}
+
+function start(args: string[], cwd: string, env: Record<string, string | undefined>): ChildProcess {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', CI: '', QUEUE_TEST_TOKEN: undefined, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr?.on('data', (b) => {
+    err += b;
+  });
+  Object.defineProperty(child, 'errText', { get: () => err });
+  children.push(child);
+  return child;
+}
+
+function exited(child: ChildProcess, ms = 90_000): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((res, rej) => {
+    const t = setTimeout(() => rej(new Error(`process ${child.pid} did not exit within ${ms} ms`)), ms);
+    child.once('exit', (code) => {
+      clearTimeout(t);
+      res(code);
+    });
+  });
+}
+
+interface JournalResult {
+  test_id: string;
+  repeat: number;
+  metadata: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+function journalResults(dir: string): JournalResult[] {
+  const file = join(dir, 'journal.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"type":"result"'))
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l).result as JournalResult];
+      } catch {
+        return []; // a line being written
+      }
+    });
+}
+
+async function waitFor(what: string, check: () => boolean, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function experiment(dir: string) {
+  return JSON.parse(readFileSync(join(dir, 'experiment.json'), 'utf8'));
+}
+
+/** What must match a local run: everything except timings and which worker ran it. */
+function comparable(results: JournalResult[]) {
+  return results.map(({ duration: _d, started_at: _s, finished_at: _f, metadata: _m, ...rest }) => rest);
+}
+
+function localRun(dir: string): void {
+  const r = spawnSync(
+    process.execPath,
+    [bin, 'run', 'suite.yaml', '--out', 'local', '--format', 'json', '--no-index'],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', CI: '', QUEUE_TEST_TOKEN: TOKEN },
+    },
+  );
+  expect(r.stderr).not.toMatch(/harness: /);
+  expect(r.status).toBe(0);
+}
+
+/** Every string stored in Redis right now (keys of every type), to look for leaked secrets. */
+async function redisText(url: string): Promise<string> {
+  const { Redis } = await import('ioredis');
+  const c = new Redis(url);
+  try {
+    const parts: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await c.scan(cursor, 'COUNT', 500);
+      cursor = next;
+      for (const key of keys) {
+        const type = await c.type(key);
+        if (type === 'string') parts.push((await c.get(key)) ?? '');
+        else if (type === 'hash') parts.push(JSON.stringify(await c.hgetall(key)));
+        else if (type === 'list') parts.push(JSON.stringify(await c.lrange(key, 0, -1)));
+        else if (type === 'set') parts.push(JSON.stringify(await c.smembers(key)));
+        else if (type === 'zset') parts.push(JSON.stringify(await c.zrange(key, '0', '-1')));
+        else if (type === 'stream') parts.push(JSON.stringify(await c.xrange(key, '-', '+')));
+      }
+    } while (cursor !== '0');
+    return parts.join('\n');
+  } finally {
+    c.disconnect();
+  }
+}
+
+async function redisKeys(url: string, pattern: string): Promise<string[]> {
+  const { Redis } = await import('ioredis');
+  const c = new Redis(url);
+  try {
+    return await c.keys(pattern);
+  } finally {
+    c.disconnect();
+  }
+}
+
+const workerArgs = (url: string, concurrency: number) => [
+  'worker',
+  '--queue',
+  url,
+  '--concurrency',
+  String(concurrency),
+  '--lock-duration',
+  '1500',
+  '--stalled-interval',
+  '500',
+];
+
+if (!redis.available && process.env.CI) {
+  describe('distributed runs (Redis)', () => {
+    it('needs Redis in CI', () => {
+      throw new Error(`CI=true but no Redis: ${redis.reason}`);
+    });
+  });
+} else if (!redis.available) {
+  describe.skip(`distributed runs (Redis) — skipped: ${redis.reason}`, () => {
+    it('runs on workers', () => {});
+  });
+} else {
+  describe('distributed runs (Redis)', () => {
+    let url = '';
+
+    beforeAll(async () => {
+      if (!existsSync(join(root, 'packages/harness/dist/cli/main.js'))) {
+        spawnSync('npx', ['tsc', '-b', 'packages/models', 'packages/harness'], { cwd: root, stdio: 'inherit' });
+      }
+      url = await redis.start();
+    });
+
+    afterAll(async () => {
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      await redis.stop();
+    });
+
+    it('two workers, one killed mid-run: every case x repeat recorded exactly once, same metrics as a local run', async () => {
+      const dir = suiteDir();
+      localRun(dir);
+      const local = experiment(join(dir, 'local'));
+
+      // The coordinator has no token: only the workers resolve ${QUEUE_TEST_TOKEN}, from their environment.
+      const coordinator = start(
+        ['run', 'suite.yaml', '--queue', url, '--out', 'dist', '--format', 'json', '--no-index'],
+        dir,
+        {},
+      );
+      const a = start(workerArgs(url, 3), dir, { QUEUE_TEST_TOKEN: TOKEN });
+      const b = start(workerArgs(url, 3), dir, { QUEUE_TEST_TOKEN: TOKEN });
+      const nameA = `${hostname()}:${a.pid}`;
+
+      await waitFor('a result from worker A', () =>
+        journalResults(join(dir, 'dist')).some((r) => r.metadata.worker === nameA),
+      );
+      const duringRun = await redisText(url);
+      a.kill('SIGKILL');
+
+      const code = await exited(coordinator);
+      const stderr = (coordinator as unknown as { errText: string }).errText;
+      expect(stderr).not.toMatch(/harness: (?!warning)/);
+      expect(code).toBe(0);
+
+      const results = journalResults(join(dir, 'dist'));
+      const keys = results.map((r) => `${r.test_id}#${r.repeat}`);
+      const expected = local.results.map((r: JournalResult) => `${r.test_id}#${r.repeat}`);
+      expect(keys.length).toBe(expected.length);
+      expect(new Set(keys).size).toBe(keys.length); // exactly once
+      expect([...keys].sort()).toEqual([...expected].sort());
+
+      // Jobs A held when it died were recovered from the stalled state and finished by B.
+      const recovered = results.filter((r) => Number(r.metadata.recovered_from_stalled ?? 0) >= 1);
+      expect(recovered.length).toBeGreaterThan(0);
+      expect(recovered.every((r) => r.metadata.worker === `${hostname()}:${b.pid}`)).toBe(true);
+
+      const dist = experiment(join(dir, 'dist'));
+      expect(dist.state).toBe('completed');
+      expect(dist.metrics).toEqual(local.metrics);
+      expect(dist.thresholds).toEqual(local.thresholds);
+      expect(comparable(dist.results)).toEqual(comparable(local.results));
+      // Workers resolved the token (cases pass only with it) and scrubbed it everywhere.
+      expect(dist.metrics.success_rate.value).toBeGreaterThan(0.5);
+      expect(duringRun).toContain('queue-kill');
+      expect(duringRun).not.toContain(TOKEN);
+      expect(readFileSync(join(dir, 'dist', 'journal.jsonl'), 'utf8')).not.toContain(TOKEN);
+      // The finished run is retired from Redis.
+      expect(await redisKeys(url, `bull:harness-run-${dist.id}*`)).toEqual([]);
+
+      b.kill('SIGTERM');
+      expect(await exited(b)).toBe(0);
+    });
+
+    it('a killed coordinator resumes collecting: results finished meanwhile are recorded, none twice', async () => {
+      const dir = suiteDir();
+      localRun(dir);
+      const local = experiment(join(dir, 'local'));
+
+      const worker = start(workerArgs(url, 2), dir, { QUEUE_TEST_TOKEN: TOKEN });
+      const first = start(
+        ['run', 'suite.yaml', '--queue', url, '--out', 'dist', '--format', 'json', '--no-index'],
+        dir,
+        {},
+      );
+      await waitFor('some results', () => journalResults(join(dir, 'dist')).length >= 6);
+      first.kill('SIGKILL');
+      await exited(first);
+      const before = journalResults(join(dir, 'dist')).length;
+      // The worker keeps going while no coordinator listens.
+      await new Promise((r) => setTimeout(r, 1500));
+
+      const second = start(
+        ['run', 'suite.yaml', '--queue', url, '--resume', 'dist', '--format', 'json', '--no-index'],
+        dir,
+        {},
+      );
+      const code = await exited(second);
+      expect((second as unknown as { errText: string }).errText).not.toMatch(/harness: (?!warning)/);
+      expect(code).toBe(0);
+
+      const results = journalResults(join(dir, 'dist'));
+      const keys = results.map((r) => `${r.test_id}#${r.repeat}`);
+      expect(before).toBeLessThan(local.results.length);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(keys.length).toBe(local.results.length);
+      const dist = experiment(join(dir, 'dist'));
+      expect(dist.state).toBe('completed');
+      expect(dist.metrics).toEqual(local.metrics);
+      expect(comparable(dist.results)).toEqual(comparable(local.results));
+
+      worker.kill('SIGTERM');
+      expect(await exited(worker)).toBe(0);
+    });
+  });
+}
