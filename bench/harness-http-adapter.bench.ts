@@ -126,6 +126,10 @@ for (const latency of [20, 100]) {
   try {
     const httpAgent = `agent:\n  adapter: http\n  options:\n    url: ${agent.url}/ask\n    body: { question: "{{input}}" }\n    response: { output: $.answer, tool_calls: "$.steps[*]", usage: $.usage }`;
     const suite = writeSuite(`http-${latency}ms`, httpAgent);
+    const mockSuite = writeSuite(
+      `mock-${latency}ms`,
+      `agent:\n  adapter: mock\n  options: { responses: [{ contains: "What", output: "The answer is 1.", delay_ms: ${latency} }] }`,
+    );
     run(suite, 16, 'warm'); // warm the agent's JIT and the file cache
     // Fixed cost of a run (start-up, module loading, reports) from a 1-case run of the same suite, so the
     // marginal CPU per case can be separated from it.
@@ -138,10 +142,16 @@ for (const latency of [20, 100]) {
       const f = medianOf(
         Array.from({ length: reps }, (_, i) => run(suite, concurrency, `${latency}-${concurrency}-${i}`)),
       );
+      // Same-run baseline: the in-process mock agent answering after the same delay (the harness without HTTP).
+      const mock = run(mockSuite, concurrency, `mock-${latency}-${concurrency}`);
       const cpuPerCase = (f.cpu / N) * 1000;
       const marginal = ((f.cpu - single.cpu) / (N - 1)) * 1000;
-      const line = `http ${N} cases, ${latency} ms agent, c${concurrency}: wall ${ms(f.wall)} (ideal ${ms(ideal)}, ${(f.wall / ideal).toFixed(2)}x; start-up ${ms(version.wall)}), peak RSS ${f.rssMb.toFixed(0)} MB, CPU ${cpuPerCase.toFixed(3)} ms/case all-in, ${marginal.toFixed(3)} ms/case marginal (1-case run: ${ms(single.cpu)} CPU); vs echo ${(((f.cpu - echo.cpu) / N) * 1000).toFixed(3)} ms/case more`;
-      console.log(line);
+      console.log(
+        `http ${N} cases, ${latency} ms agent, c${concurrency}: wall ${ms(f.wall)} (ideal ${ms(ideal)}, ${(f.wall / ideal).toFixed(2)}x), peak RSS ${f.rssMb.toFixed(0)} MB, CPU ${cpuPerCase.toFixed(3)} ms/case all-in, ${marginal.toFixed(3)} ms/case marginal (1-case run ${ms(single.cpu)} CPU)`,
+      );
+      console.log(
+        `  vs mock agent with the same ${latency} ms delay: wall ${ms(mock.wall)} (http/mock ${(f.wall / mock.wall).toFixed(2)}x), CPU ${((mock.cpu / N) * 1000).toFixed(3)} ms/case (http adds ${(((f.cpu - mock.cpu) / N) * 1000).toFixed(3)} ms/case)`,
+      );
       if (latency === 20 && concurrency === 16) {
         console.log(`  target wall <= 2500 ms (ideal 1250 ms): ${verdict(f.wall <= 2.5)}`);
         console.log(`  target peak RSS <= 150 MB: ${verdict(f.rssMb <= 150)}`);
