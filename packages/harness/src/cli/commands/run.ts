@@ -218,7 +218,11 @@ export async function executeRun(
   }
   if (request.shard || request.queue || request.resume) {
     const { configureScale } = await import('../../scale/run-options.js');
-    await configureScale(request, options, suite, (t) => progress.note(t));
+    await configureScale(request, options, suite, (t) => progress.note(t)).catch((err: unknown) => {
+      progress.stop();
+      stopSigint();
+      throw err;
+    });
   }
   await hooks.configure?.(options, suite);
   let result: RunExperimentResult;
