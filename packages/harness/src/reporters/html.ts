@@ -1,27 +1,42 @@
-import { createElement } from 'react';
-import { renderToStaticMarkup } from 'react-dom/server';
 import { z } from 'zod';
 import { toolCalls } from '../core/agent.js';
 import type { TestCaseResult } from '../core/result.js';
 import { defineReporter, type ExperimentView } from './base.js';
 import { REPORT_CSS, REPORT_SCRIPT, REPORT_SCRIPT_HASH } from './html/assets.js';
 import { clip, jsonForScript, pretty } from './html/embed.js';
-import { CaseRow, Drill, Filters, PageHeader, type ReportStats, Summary, TableHead, Title } from './html/page.js';
+import type { ReportStats } from './html/page.js';
 import { renderTo } from './support/sink.js';
-import { asView, inputOf, outputOf } from './support/text.js';
+import { asView, inputOf, outputOf, reasonOf } from './support/text.js';
 
 const HtmlOptions = z.strictObject({
   /**
-   * Most rows in the case table (and drill-down data). Above it every failing case is kept first, then
-   * passing ones; the page says how many were left out. Default 25,000.
+   * Most case runs embedded (the grid draws only the rows in view, so this bounds the file size, not the
+   * page's speed). Above it every failing case is kept first, then passing ones; the page says how many
+   * were left out. Default 50,000.
    */
-  max_rows: z.number().int().min(1).default(25_000),
+  max_rows: z.number().int().min(1).default(50_000),
   /** Longest input, output or explanation kept for the drill-down (characters). */
   max_field_chars: z.number().int().min(100).default(20_000),
 });
 export type HtmlOptions = z.infer<typeof HtmlOptions>;
 
-const ROW_BATCH = 500;
+const DATA_BATCH = 500;
+/** Rows of the no-JavaScript fallback table (cases that did not pass). */
+const FALLBACK_ROWS = 500;
+
+/**
+ * React's development build renders about twice as slowly; a CLI process that did not choose a mode gets the
+ * production one (set before React is first loaded, which is why React is imported lazily here).
+ */
+async function loadReact() {
+  if (process.env.NODE_ENV === undefined) process.env.NODE_ENV = 'production';
+  const [{ createElement }, { renderToStaticMarkup }, page] = await Promise.all([
+    import('react'),
+    import('react-dom/server'),
+    import('./html/page.js'),
+  ]);
+  return { createElement, renderToStaticMarkup, page };
+}
 const SCORE_BINS = 10;
 const LATENCY_BINS = 20;
 
@@ -45,6 +60,8 @@ export const htmlReporter = defineReporter({
       async report(run, destination) {
         const view = asView(run);
         const stats = await collectStats(view, o.max_rows);
+        const { createElement, renderToStaticMarkup, page } = await loadReact();
+        const { Drill, Fallback, Filters, GridHead, PageHeader, Summary, Title } = page;
         return renderTo(destination, async (sink) => {
           const h = view.header;
           const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src '${REPORT_SCRIPT_HASH}'; base-uri 'none'; form-action 'none'`;
@@ -63,45 +80,34 @@ export const htmlReporter = defineReporter({
                 ? `<p class="note">Showing ${stats.shown} of ${stats.total} case runs (every failing one first); ${cut} passing runs are left out. Use <code>harness view</code> or the JSON report for all of them.</p>`
                 : '') +
               renderToStaticMarkup(createElement(Filters, { stats })) +
-              `<noscript><p class="note">Filtering and case details need JavaScript.</p></noscript>` +
-              `<table class="cases">${renderToStaticMarkup(createElement(TableHead))}<tbody id="cases-body">`,
+              `<div id="grid" class="grid" role="grid" aria-rowcount="${stats.shown}">${renderToStaticMarkup(createElement(GridHead))}` +
+              `<div id="grid-viewport" tabindex="-1"><div id="grid-spacer"><div id="grid-rows"></div></div></div></div>`,
           );
           const nonPassedTotal = stats.total - stats.counts.passed;
           const passedBudget = Math.max(0, o.max_rows - nonPassedTotal);
           let nonPassed = 0;
           let passed = 0;
           let index = 0;
-          const data: string[] = [];
-          let batch: TestCaseResult[] = [];
-          const flushRows = async () => {
-            if (batch.length === 0) return;
-            const start = index - batch.length;
-            await sink.write(
-              renderToStaticMarkup(
-                createElement(
-                  'tbody',
-                  null,
-                  batch.map((r, i) => createElement(CaseRow, { key: start + i, result: r, index: start + i })),
-                ),
-              ).slice('<tbody>'.length, -'</tbody>'.length),
-            );
-            batch = [];
-          };
+          const fallback: TestCaseResult[] = [];
+          let batch: string[] = [];
+          await sink.write('<script type="application/json" id="aeh-cases">[');
           for await (const r of view.results()) {
             const keep = r.status === 'passed' ? passed++ < passedBudget : nonPassed++ < o.max_rows;
             if (!keep) continue;
-            batch.push(r);
-            data.push(jsonForScript(caseData(r, o.max_field_chars)));
-            index++;
-            if (batch.length >= ROW_BATCH) await flushRows();
+            if (r.status !== 'passed' && fallback.length < FALLBACK_ROWS) fallback.push(r);
+            batch.push(jsonForScript(caseData(r, o.max_field_chars)));
+            if (batch.length >= DATA_BATCH) {
+              await sink.write((index > 0 ? ',' : '') + batch.join(','));
+              index += batch.length;
+              batch = [];
+            }
           }
-          await flushRows();
-          await sink.write(`</tbody></table></section></main>${renderToStaticMarkup(createElement(Drill))}`);
-          await sink.write('<script type="application/json" id="aeh-cases">[');
-          for (let i = 0; i < data.length; i += ROW_BATCH) {
-            await sink.write((i > 0 ? ',' : '') + data.slice(i, i + ROW_BATCH).join(','));
-          }
-          await sink.write(`]</script><script>${REPORT_SCRIPT}</script></body></html>\n`);
+          if (batch.length > 0) await sink.write((index > 0 ? ',' : '') + batch.join(','));
+          await sink.write(
+            `]</script><noscript>${renderToStaticMarkup(createElement(Fallback, { rows: fallback, total: stats.total }))}</noscript>` +
+              `</section></main>${renderToStaticMarkup(createElement(Drill))}`,
+          );
+          await sink.write(`<script>${REPORT_SCRIPT}</script></body></html>\n`);
         });
       },
     };
@@ -177,9 +183,13 @@ function caseData(r: TestCaseResult, max: number) {
   const o = r.output;
   const calls = toolCalls(o);
   const trace = o.trace;
+  const failed = [...new Set(r.evaluations.filter((e) => !e.passed).map((e) => e.evaluator))];
   return {
     id: r.test_id,
     name: r.test_name || r.test_id,
+    reason: preview(reasonOf(r), 300),
+    preview: preview(outputOf(r), 200),
+    failed,
     repeat: r.repeat,
     status: r.status,
     score: r.score,
@@ -218,4 +228,10 @@ function caseData(r: TestCaseResult, max: number) {
     tags: r.tags,
     metadata: Object.keys(r.metadata).length > 0 ? clip(pretty(r.metadata), max / 4) : '',
   };
+}
+
+/** One line of text for a grid cell. */
+function preview(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -109,6 +109,34 @@ describe.skipIf(!chromiumPath)('html report in headless Chromium', () => {
     await page.close();
   });
 
+  it('sorts by a column and draws only the rows in view of a large run', async () => {
+    const big = experiment(
+      'big',
+      cases(
+        3000,
+        (i) => i % 7 !== 0,
+        (i) => ({ name: `row ${i}`, score: i % 7 === 0 ? 0 : 1 - (i % 100) / 1000 }),
+      ),
+    );
+    const bigFile = join(OUT, 'big.html');
+    await htmlReporter.create({} as never).report(big, bigFile);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(pathToFileURL(bigFile).href);
+    await page.waitForSelector('html[data-ready="1"]');
+    expect(await page.locator('#grid-rows .row').count()).toBeLessThan(120);
+    await page.click('.row.head [data-sort="score"]');
+    expect(await page.textContent('#grid-rows .row[data-k="0"] .badge')).toBe('fail');
+    await page.click('.row.head [data-sort="score"]');
+    expect(await page.textContent('#grid-rows .row[data-k="0"] .badge')).toBe('pass');
+    await page.evaluate(() => {
+      const v = document.getElementById('grid-viewport') as HTMLElement;
+      v.scrollTop = v.scrollHeight;
+    });
+    await page.waitForSelector('#grid-rows .row[data-k="2999"]');
+    expect(await page.locator('#grid-rows .row').count()).toBeLessThan(120);
+    await page.close();
+  });
+
   it('opens a case from its #case-N link', async () => {
     const page = await browser.newPage();
     await page.goto(`${pathToFileURL(file).href}#case-7`);

@@ -29,10 +29,22 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 .filters input,.filters select{font:inherit;padding:4px 8px;border:1px solid var(--border);border-radius:6px}
 .filters input{min-width:260px}
 #f-count{color:var(--muted)}
-.cases tbody tr{cursor:pointer}
-.cases tbody tr:hover,.cases tbody tr:focus{background:#ddf4ff;outline:none}
-.cases td.reason,.cases td.out{max-width:380px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;color:var(--muted)}
-.cases small{color:var(--muted);display:block}
+.grid{border:1px solid var(--border);border-radius:6px;overflow:hidden}
+.row{display:grid;grid-template-columns:76px minmax(160px,2fr) 64px 72px 84px minmax(90px,1fr) minmax(160px,3fr) minmax(160px,3fr);height:34px;align-items:center;border-bottom:1px solid var(--border)}
+.row>div{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;padding:0 8px}
+.row>div.num{text-align:right;font-variant-numeric:tabular-nums}
+.row.head{background:var(--soft);font-weight:600;cursor:default}
+.row.head>div[data-sort]{cursor:pointer;user-select:none}
+.row.head>div[aria-sort=ascending]::after{content:" ▲"}.row.head>div[aria-sort=descending]::after{content:" ▼"}
+#grid-viewport{height:70vh;min-height:240px;overflow:auto;position:relative;outline:none}
+#grid-spacer{position:relative;width:100%}
+#grid-rows{position:absolute;top:0;left:0;right:0}
+#grid-rows .row{cursor:pointer;position:absolute;left:0;right:0}
+#grid-rows .row:hover,#grid-rows .row:focus{background:#ddf4ff;outline:none}
+#grid-rows .muted{color:var(--muted)}
+#grid-rows .id{color:var(--muted);margin-left:6px;font-size:12px}
+.empty{padding:16px;color:var(--muted)}
+.fallback small{color:var(--muted);display:block}
 .tag{display:inline-block;border:1px solid var(--border);border-radius:10px;padding:0 6px;margin:0 2px 2px 0;font-size:12px}
 .note{color:var(--muted);font-size:13px}
 #drill{position:fixed;top:0;right:0;bottom:0;width:min(760px,100%);background:var(--bg);border-left:1px solid var(--border);box-shadow:-8px 0 24px rgba(0,0,0,.12);overflow:auto;padding:16px 20px;z-index:10}
@@ -48,37 +60,66 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 `;
 
 /**
- * Behaviour of the HTML report: filtering the case table and the per-case drill-down. Case data is read from
- * the JSON data block and only ever placed with textContent, never parsed as HTML.
+ * Behaviour of the HTML report: the case grid (only the rows in view exist in the DOM, so 10,000 or 100,000
+ * cases open as fast as 100), filters, sorting and the per-case drill-down. Case data comes from the JSON
+ * data block and is only ever placed with textContent, never parsed as HTML.
  */
 export const REPORT_SCRIPT = `(function(){'use strict';
-var body=document.getElementById('cases-body');if(!body)return;
-var rows=Array.prototype.slice.call(body.rows);
+var dataEl=document.getElementById('aeh-cases');if(!dataEl)return;
+var cases=JSON.parse(dataEl.textContent||'[]');
+var ROW=34,OVERSCAN=20;
+var viewport=document.getElementById('grid-viewport'),spacer=document.getElementById('grid-spacer'),rowsEl=document.getElementById('grid-rows');
 var q=document.getElementById('f-text'),st=document.getElementById('f-status'),tg=document.getElementById('f-tag'),ev=document.getElementById('f-eval'),count=document.getElementById('f-count');
-var texts=null;
-function has(list,v){return ('\\n'+(list||'')+'\\n').indexOf('\\n'+v+'\\n')>=0;}
-function apply(){
- if(!texts)texts=rows.map(function(r){return r.textContent.toLowerCase();});
- var text=q.value.trim().toLowerCase(),s=st.value,t=tg.value,e=ev.value,shown=0;
- for(var i=0;i<rows.length;i++){var r=rows[i];
-  var ok=(!s||r.getAttribute('data-status')===s)&&(!t||has(r.getAttribute('data-tags'),t))&&(!e||has(r.getAttribute('data-failed'),e))&&(!text||texts[i].indexOf(text)>=0);
-  r.hidden=!ok;if(ok)shown++;}
- count.textContent=shown+' of '+rows.length+' shown';
-}
-[q,st,tg,ev].forEach(function(el){if(el){el.addEventListener('input',apply);el.addEventListener('change',apply);}});
-var data=null;
-function caseData(i){if(!data){data=JSON.parse(document.getElementById('aeh-cases').textContent||'[]');}return data[i];}
-var drill=document.getElementById('drill'),content=document.getElementById('drill-content');
+var LABEL={passed:'pass',failed:'fail',error:'error',skipped:'skipped'};
+var order=cases.map(function(_,i){return i;}),shown=order,texts=null,sortKey=null,sortDir=1;
 function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
+function cell(text,cls){var d=el('div',text,cls);d.setAttribute('role','gridcell');if(text)d.title=String(text);return d;}
+function row(i){var c=cases[i];var r=el('div',null,'row');r.id='case-'+i;r.setAttribute('data-i',String(i));r.setAttribute('role','row');r.tabIndex=0;
+ var s=el('div');s.setAttribute('role','gridcell');s.appendChild(el('span',LABEL[c.status]||c.status,'badge s-'+c.status));r.appendChild(s);
+ var n=cell(c.name);if(c.name!==c.id)n.appendChild(el('span',c.id,'id'));r.appendChild(n);
+ r.appendChild(cell(c.repeat,'num'));r.appendChild(cell(c.score.toFixed(3),'num'));r.appendChild(cell(c.duration.toFixed(2)+' s','num'));
+ var t=cell('');c.tags.forEach(function(x){t.appendChild(el('span',x,'tag'));});t.title=c.tags.join(', ');r.appendChild(t);
+ r.appendChild(cell(c.reason,'muted'));r.appendChild(cell(c.preview,'muted'));return r;}
+var pending=false,rendered=new Map(),empty=null;
+// Rows are absolutely placed; rows that stay in view are never touched, so a click or focus is not lost to a redraw.
+function draw(reset){pending=false;var top=viewport.scrollTop,h=viewport.clientHeight||600;
+ var first=Math.max(0,Math.floor(top/ROW)-OVERSCAN),last=Math.min(shown.length,Math.ceil((top+h)/ROW)+OVERSCAN);
+ spacer.style.height=Math.max(shown.length*ROW,ROW)+'px';
+ if(reset){rendered.forEach(function(r){r.remove();});rendered=new Map();}
+ rendered.forEach(function(r,k){if(k<first||k>=last){r.remove();rendered.delete(k);}});
+ var f=document.createDocumentFragment();
+ for(var k=first;k<last;k++){if(!rendered.has(k)){var r=row(shown[k]);r.style.top=k*ROW+'px';r.setAttribute('data-k',String(k));rendered.set(k,r);f.appendChild(r);}}
+ rowsEl.appendChild(f);
+ if(shown.length===0&&!empty){empty=el('div','No case matches the filters.','empty');rowsEl.appendChild(empty);}
+ else if(shown.length>0&&empty){empty.remove();empty=null;}}
+function schedule(){if(!pending){pending=true;requestAnimationFrame(function(){draw(false);});}}
+viewport.addEventListener('scroll',schedule);window.addEventListener('resize',schedule);
+var lastFilter=null;
+function apply(force){
+ var state=JSON.stringify([q.value,st.value,tg.value,ev.value]);
+ // A text box fires "change" again when it loses focus (e.g. on a click into the grid): nothing to redo then.
+ if(!force&&state===lastFilter)return;lastFilter=state;
+ if(!texts&&q.value)texts=cases.map(function(c){return (c.name+' '+c.id+' '+c.reason+' '+c.preview+' '+c.tags.join(' ')+' '+c.input+' '+c.output).toLowerCase();});
+ var text=q.value.trim().toLowerCase(),s=st.value,t=tg.value,e=ev.value;
+ shown=order.filter(function(i){var c=cases[i];return (!s||c.status===s)&&(!t||c.tags.indexOf(t)>=0)&&(!e||c.failed.indexOf(e)>=0)&&(!text||texts[i].indexOf(text)>=0);});
+ count.textContent=shown.length+' of '+cases.length+' shown';viewport.scrollTop=0;draw(true);
+}
+q.addEventListener('input',function(){apply(false);});[st,tg,ev].forEach(function(x){x.addEventListener('change',function(){apply(false);});x.addEventListener('input',function(){apply(false);});});
+var heads=document.querySelectorAll('.row.head [data-sort]');
+Array.prototype.forEach.call(heads,function(hd){hd.addEventListener('click',function(){
+ var key=hd.getAttribute('data-sort');if(key==='tags'||key==='reason'||key==='output')return;
+ sortDir=sortKey===key?-sortDir:1;sortKey=key;
+ Array.prototype.forEach.call(heads,function(o){o.removeAttribute('aria-sort');});hd.setAttribute('aria-sort',sortDir>0?'ascending':'descending');
+ order=cases.map(function(_,i){return i;});
+ order.sort(function(a,b){var x=cases[a][key],y=cases[b][key];return (x<y?-1:x>y?1:a-b)*sortDir;});apply(true);});});
+var drill=document.getElementById('drill'),content=document.getElementById('drill-content');
 function section(title,text){if(text===undefined||text===null||text==='')return null;var f=document.createDocumentFragment();f.appendChild(el('h4',title));f.appendChild(el('pre',text));return f;}
 function add(node){if(node)content.appendChild(node);}
 function open(i,push){
- var c=caseData(i);if(!c)return;
+ var c=cases[i];if(!c)return;
  content.textContent='';
- var title=el('h3',c.name);content.appendChild(title);
- var meta=el('div',null,'note');
- meta.textContent=c.id+' · repeat '+c.repeat+' · '+c.status+' · score '+c.score.toFixed(3)+' · '+c.duration.toFixed(3)+' s'+(c.attempts>1?' · '+c.attempts+' attempts':'')+(c.cost!==null?' · $'+c.cost:'')+(c.tokens?' · '+c.tokens:'');
- content.appendChild(meta);
+ content.appendChild(el('h3',c.name));
+ content.appendChild(el('div',c.id+' · repeat '+c.repeat+' · '+c.status+' · score '+c.score.toFixed(3)+' · '+c.duration.toFixed(3)+' s'+(c.attempts>1?' · '+c.attempts+' attempts':'')+(c.cost!==null?' · $'+c.cost:'')+(c.tokens?' · '+c.tokens:''),'note'));
  add(section('Input',c.input));add(section('Expected',c.expected));add(section('Output',c.output));add(section('Agent error',c.error));
  if(c.evaluations.length){content.appendChild(el('h4','Evaluations ('+c.evaluations.length+')'));
   var t=el('table');var hr=el('tr');['Evaluator','Score','Result','Explanation'].forEach(function(h){hr.appendChild(el('th',h));});t.appendChild(hr);
@@ -104,8 +145,12 @@ function open(i,push){
 function close(){drill.hidden=true;if(history.replaceState)history.replaceState(null,'',location.pathname+location.search);}
 document.getElementById('drill-close').addEventListener('click',close);
 document.addEventListener('keydown',function(e){if(e.key==='Escape'&&!drill.hidden)close();});
-body.addEventListener('click',function(e){var tr=e.target.closest('tr');if(tr&&tr.hasAttribute('data-i'))open(+tr.getAttribute('data-i'));});
-body.addEventListener('keydown',function(e){if(e.key==='Enter'){var tr=e.target.closest('tr');if(tr&&tr.hasAttribute('data-i'))open(+tr.getAttribute('data-i'));}});
+rowsEl.addEventListener('click',function(e){var r=e.target.closest('.row');if(r&&r.hasAttribute('data-i'))open(+r.getAttribute('data-i'));});
+rowsEl.addEventListener('keydown',function(e){var r=e.target.closest('.row');if(!r)return;
+ if(e.key==='Enter'&&r.hasAttribute('data-i'))open(+r.getAttribute('data-i'));
+ else if(e.key==='ArrowDown'||e.key==='ArrowUp'){e.preventDefault();var n=rendered.get(+r.getAttribute('data-k')+(e.key==='ArrowDown'?1:-1));if(n)n.focus();}});
+count.textContent=cases.length+' of '+cases.length+' shown';
+draw(true);
 var m=/^#case-(\\d+)$/.exec(location.hash);if(m)open(+m[1],false);
 document.documentElement.setAttribute('data-ready','1');
 })();`;
