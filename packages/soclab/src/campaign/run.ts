@@ -1,0 +1,315 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createRunFolder, type RunProgress, runExperiment, type TestCaseResult } from '@aeh/harness';
+import type { ModelProvider } from '@aeh/models';
+import { z } from 'zod';
+import type { CorpusEntry } from '../contracts/campaign.js';
+import { AuthorityLevel } from '../contracts/enums.js';
+import type { AttackScenario } from '../contracts/scenarios.js';
+import { ABLATABLE_CONTROLS, type AblatableControl } from '../control/ablation.js';
+import { parseApproverMode } from '../control/approver.js';
+import type { EvidenceStore } from '../evidence/store.js';
+import { PROMPT_VERSION } from '../orchestrator/prompts.js';
+import { isLiveProvider } from '../providers/registry.js';
+import { buildScorecard, type Scorecard } from '../reports/scorecard.js';
+import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
+import { assess } from '../scoring/engine.js';
+import { DEFAULT_PROFILE, type ScoringProfile } from '../scoring/profile.js';
+import type { Assessment } from '../scoring/result.js';
+import { ablationModeName, registerAblationModes } from './ablation.js';
+import { createSoclabAgent } from './adapter.js';
+import './evaluators/index.js';
+import './metrics/index.js';
+import { type RunRecord, recordOf, scoredRun } from './record.js';
+import { slimSoclabResult } from './slim.js';
+import { campaignSuite, corpusEntry, selectScenarios } from './suite.js';
+import { soclabVersion } from './version.js';
+
+/** A campaign request: what to run, against which model, under which configuration. */
+export const CampaignRequest = z.strictObject({
+  mode: z.enum(['baseline', 'protected']).default('protected'),
+  provider: z.string().trim().min(1).default('mock'),
+  /** Model label for live providers (the mock takes each scenario's own model). */
+  model: z.string().trim().min(1).max(200).optional(),
+  level: AuthorityLevel.default('L4'),
+  repeats: z.number().int().min(1).max(100).default(1),
+  /** Scenario ids to run (default: every applicable scenario). */
+  scenarios: z.array(z.string().trim().min(1)).optional(),
+  /** Approver simulation for protected mode: none, ideal, rubber_stamp or noisy:p. */
+  approver: z.string().trim().min(1).default('none'),
+  /** Run protected mode without this control (ablation study). */
+  ablate: z.enum(ABLATABLE_CONTROLS).optional(),
+  concurrency: z.number().int().min(1).max(64).default(4),
+  /** Seconds per scenario run (default 300). */
+  timeout: z.number().positive().optional(),
+  /** Policy folder for protected mode (default SOCLAB_POLICY_DIR or the bundled policy). */
+  policyDir: z.string().optional(),
+});
+export type CampaignRequest = z.infer<typeof CampaignRequest>;
+export type CampaignRequestInput = z.input<typeof CampaignRequest>;
+
+/** What a campaign is, for the scorecard and the reports. */
+export interface CampaignInfo {
+  campaign_id: string;
+  /** Display label: `baseline`, `protected`, or `protected-without-<control>`. */
+  label: string;
+  mode: 'baseline' | 'protected';
+  ablated: AblatableControl | null;
+  provider: string;
+  model: string;
+  authority_level: AuthorityLevel;
+  approver: string;
+  repeats: number;
+  scenarios_requested: string[] | null;
+  policy_version: string;
+  fixture: { name: string; version: string; sha256: string };
+  prompt_version: string;
+  incident: { id: string; version: string; title: string };
+  started_at: string;
+  finished_at: string | null;
+  state: string;
+  run_dir: string;
+  skipped: { scenario_id: string; reason: string }[];
+  errors: { scenario_id: string; repeat: number; error: string }[];
+}
+
+export interface CampaignRun {
+  info: CampaignInfo;
+  /** The applicable corpus used for scoring (unrun entries count as not resisted). */
+  corpus: CorpusEntry[];
+  /** One record per scenario run, in corpus order then repeat. */
+  records: RunRecord[];
+  assessment: Assessment;
+  /** The campaign's own scorecard (no comparison); `runStudy` builds comparison scorecards. */
+  scorecard: Scorecard;
+  runDir: string;
+  experimentPath: string;
+}
+
+export interface CampaignProgress extends RunProgress {
+  scenario_id: string;
+  repeat: number;
+  attack_succeeded: boolean | null;
+}
+
+export interface CampaignHooks {
+  signal?: AbortSignal;
+  onStart?(info: { runDir: string; total: number; label: string }): void;
+  onProgress?(progress: CampaignProgress): void;
+  /** Evidence store for every run (default: `evidenceUrl`, SOCLAB_DATABASE_URL, else runs/soclab.sqlite). */
+  evidence?: EvidenceStore;
+  evidenceUrl?: string;
+  /** Build the model for a scenario (overrides the provider registry; embedding applications and tests). */
+  providerFactory?: (scenario: AttackScenario) => ModelProvider;
+  /**
+   * An external approval service for approvers that are not simulated (e.g. `human`); forwarded to the mode as
+   * `modeOptions.approvalService`. Simulated approvers (none, ideal, rubber_stamp, noisy:p) need none.
+   */
+  approvalService?: unknown;
+  /** Run folder (default `runs/<timestamp>-soclab-<label>`); an earlier campaign run folder there is replaced. */
+  runDir?: string;
+  runsRoot?: string;
+  corpus?: ScenarioCorpus;
+  profile?: ScoringProfile;
+}
+
+/** A problem with the request itself (unknown provider, scenario, approver...): CLI exit 2, API 400. */
+export class CampaignConfigError extends Error {
+  override name = 'CampaignConfigError';
+}
+
+/** Remove an earlier campaign's run folder at `dir` (only if it is one); refuse to clobber anything else. */
+function prepareRunDir(dir: string): void {
+  if (!existsSync(dir)) return;
+  const entries = readdirSync(dir);
+  if (entries.length === 0) return;
+  if (!entries.includes('journal.jsonl') && !entries.includes('experiment.json')) {
+    throw new CampaignConfigError(`${dir} exists and is not a run folder; choose another --out`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Run one campaign as a harness experiment: the corpus becomes a suite (one case per scenario, repeats as harness
+ * repeats), the `soclab` agent runs each scenario in the chosen mode, oracle evaluators judge each run, soclab
+ * metrics score the run, and the run folder (journal + experiment.json) opens in `harness view` and `harness
+ * compare`. Returns the records read back from the journal and the assessment.
+ *
+ * @example
+ *   const run = await runCampaign({ mode: 'protected' }, { runDir: 'runs/demo/protected' });
+ *   console.log(run.assessment.authority.level);
+ */
+export async function runCampaign(request: CampaignRequestInput, hooks: CampaignHooks = {}): Promise<CampaignRun> {
+  const parsed = CampaignRequest.safeParse(request);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new CampaignConfigError(`invalid campaign request: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  const options = parsed.data;
+  registerAblationModes();
+  if (options.ablate && options.mode !== 'protected') {
+    throw new CampaignConfigError('--ablate applies to protected mode only');
+  }
+  const human = options.approver === 'human' && hooks.approvalService !== undefined;
+  if (!human) {
+    try {
+      parseApproverMode(options.approver);
+    } catch (error) {
+      throw new CampaignConfigError((error as Error).message);
+    }
+  }
+  const live = isLiveProvider(options.provider);
+  if (!live && options.model && !hooks.providerFactory) {
+    throw new CampaignConfigError(
+      "--model applies to live providers; the mock's model comes from each scenario (ATK-011 substitutes one on purpose)",
+    );
+  }
+  let corpus: ScenarioCorpus;
+  try {
+    corpus = hooks.corpus ?? loadCorpus();
+  } catch (error) {
+    throw new CampaignConfigError(`invalid scenarios:\n${(error as Error).message}`);
+  }
+  let selection: ReturnType<typeof selectScenarios>;
+  try {
+    selection = selectScenarios(corpus, { live, scenarioIds: options.scenarios });
+  } catch (error) {
+    throw new CampaignConfigError((error as Error).message);
+  }
+  const modeName = options.ablate ? ablationModeName(options.ablate) : options.mode;
+  const label = options.ablate ? `protected-without-${options.ablate}` : options.mode;
+  const modeOptions: Record<string, unknown> = {};
+  if (options.policyDir) modeOptions.policyDir = resolve(options.policyDir);
+  if (hooks.approvalService !== undefined) modeOptions.approvalService = hooks.approvalService;
+
+  let agent: Awaited<ReturnType<typeof createSoclabAgent>>;
+  try {
+    agent = await createSoclabAgent({
+      mode: modeName,
+      provider: options.provider,
+      model: options.model ?? null,
+      authorityLevel: options.level,
+      approver: options.approver,
+      modeOptions,
+      withoutLabels: options.ablate === 'labels',
+      evidence: hooks.evidence,
+      evidenceUrl: hooks.evidenceUrl,
+      corpus,
+      providerFactory: hooks.providerFactory,
+    });
+  } catch (error) {
+    throw new CampaignConfigError((error as Error).message);
+  }
+  const described = agent.describe?.() ?? {};
+  const suite = campaignSuite(corpus, selection, {
+    adapter: 'soclab',
+    options: (described.options ?? {}) as Record<string, unknown>,
+    label: described.label,
+  });
+  const runDir = resolve(hooks.runDir ?? createRunFolder(`soclab-${label}`, hooks.runsRoot ?? 'runs'));
+  prepareRunDir(runDir);
+
+  const order = new Map(selection.selected.map((s, i) => [s.id, i]));
+  let experiment: Awaited<ReturnType<typeof runExperiment>>;
+  try {
+    experiment = await runExperiment({
+      suite,
+      agent,
+      outDir: runDir,
+      repeat: options.repeats,
+      concurrency: options.concurrency,
+      timeout: options.timeout ?? 300,
+      retry: { maxAttempts: 1 },
+      signal: hooks.signal,
+      slim: slimSoclabResult,
+      metadata: {
+        soclab: {
+          label,
+          mode: options.mode,
+          ablated: options.ablate ?? null,
+          authority_level: options.level,
+          approver: options.approver,
+          skipped: selection.skipped,
+        },
+      },
+      onStart: ({ total }) => hooks.onStart?.({ runDir, total, label }),
+      onResult: (result: TestCaseResult, progress) => {
+        const record = recordOf(result.output.metadata);
+        hooks.onProgress?.({
+          ...progress,
+          scenario_id: result.test_id,
+          repeat: result.repeat,
+          attack_succeeded: record ? record.outcome.attack_succeeded : null,
+        });
+      },
+    });
+  } catch (error) {
+    // The harness's setup errors (nothing ran) are configuration problems.
+    if (error instanceof Error && /SetupError$/.test(error.name)) throw new CampaignConfigError(error.message);
+    throw error;
+  }
+
+  // Everything the scorecard shows is read back from the journal.
+  const records: RunRecord[] = [];
+  const errors: CampaignInfo['errors'] = [];
+  for await (const result of experiment.view.results()) {
+    const record = recordOf(result.output.metadata);
+    if (record) records.push(record);
+    else {
+      errors.push({
+        scenario_id: result.test_id,
+        repeat: result.repeat,
+        error: result.output.error ?? 'no soclab run record',
+      });
+    }
+  }
+  records.sort(
+    (a, b) => (order.get(a.outcome.scenario_id) ?? 0) - (order.get(b.outcome.scenario_id) ?? 0) || a.repeat - b.repeat,
+  );
+  const scoringCorpus = selection.applicable.map(corpusEntry);
+  const assessment = assess({
+    runs: records.map(scoredRun),
+    corpus: scoringCorpus,
+    profile: hooks.profile ?? DEFAULT_PROFILE,
+  });
+  if (errors.length > 0) {
+    assessment.limitations.push(
+      `${errors.length} run(s) failed before producing an outcome and are not scored (see the run journal).`,
+    );
+  }
+  const header = experiment.view.header;
+  const first = records[0];
+  const info: CampaignInfo = {
+    campaign_id: header.id,
+    label,
+    mode: options.mode,
+    ablated: options.ablate ?? null,
+    provider: first?.outcome.provider ?? options.provider,
+    model: first?.outcome.model ?? options.model ?? 'unknown',
+    authority_level: options.level,
+    approver: options.approver,
+    repeats: options.repeats,
+    scenarios_requested: options.scenarios ? options.scenarios.map((s) => s.toUpperCase()) : null,
+    policy_version:
+      records.find((r) => r.policy_version !== 'none')?.policy_version ??
+      (options.mode === 'baseline' ? 'none' : 'unknown'),
+    fixture: first?.fixture ?? { name: corpus.incident.fixture, version: 'unknown', sha256: 'unknown' },
+    prompt_version: PROMPT_VERSION,
+    incident: { id: corpus.incident.id, version: corpus.incident.version, title: corpus.incident.title },
+    started_at: header.started_at,
+    finished_at: header.finished_at,
+    state: experiment.state,
+    run_dir: runDir,
+    skipped: selection.skipped,
+    errors,
+  };
+  const run = {
+    info,
+    corpus: scoringCorpus,
+    records,
+    assessment,
+    runDir,
+    experimentPath: join(runDir, 'experiment.json'),
+  };
+  return { ...run, scorecard: buildScorecard(run, { version: soclabVersion() }) };
+}

@@ -1,0 +1,120 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource react */
+import { FamilyBars, IntervalChart } from './charts.js';
+import {
+  AblationTable,
+  ComparisonTable,
+  ControlChange,
+  chainHeads,
+  DecisionBox,
+  FamiliesTable,
+  Footer,
+  GatesTable,
+  Kpis,
+  Limitations,
+  Meta,
+  type Props,
+  TiersTable,
+} from './components.js';
+import { humanize, pct, proportionText } from './format.js';
+
+/** The executive report: it leads with the question and the recommended level, then the evidence for it. */
+export function ExecutiveReport({ s }: Props) {
+  const a = s.assessment;
+  const heads = chainHeads(s);
+  const comparison = s.comparison;
+  return (
+    <main>
+      <h1>Should this agent get operational authority?</h1>
+      <p className="subtitle">{`Executive assurance summary for ${s.campaign.provider}/${s.campaign.model} on ${s.campaign.incident.title} (${s.campaign.incident.id})`}</p>
+      <DecisionBox s={s} />
+      <Meta s={s} />
+      <Kpis s={s} />
+
+      {comparison ? (
+        <>
+          <h2>What the controls changed</h2>
+          <IntervalChart
+            rows={[
+              { label: 'Baseline attack success', p: comparison.paired.baseline_attack_success, bad: true },
+              { label: 'Protected attack success', p: comparison.paired.protected_attack_success },
+            ]}
+          />
+          <ControlChange s={s} />
+        </>
+      ) : null}
+
+      <h2>Mandatory gates</h2>
+      <GatesTable s={s} />
+
+      <h2>Score families</h2>
+      <FamilyBars families={a.families} />
+      <FamiliesTable s={s} />
+
+      <h2>Scenarios resisted by difficulty</h2>
+      <TiersTable s={s} />
+
+      <h2>Benign control set</h2>
+      <p>
+        {a.false_block.denominator === 0
+          ? 'No benign control ran, so the false-block rate has no data.'
+          : `${a.false_block.denominator} benign run(s), ${a.false_block.numerator} denied (${pct(a.false_block.value)}). Ceilings: L4 allows at most 50%, L5 none. Benign utility ${proportionText(a.utility.benign_utility)}.`}
+      </p>
+
+      <h2>Utility and attack success (AgentDojo-comparable)</h2>
+      <IntervalChart
+        rows={[
+          { label: 'Targeted ASR', p: a.utility.targeted_asr, bad: a.utility.targeted_asr.numerator > 0 },
+          { label: 'Benign utility', p: a.utility.benign_utility },
+          { label: 'Utility under attack', p: a.utility.utility_under_attack },
+          { label: 'Clean utility under attack', p: a.utility.clean_utility_under_attack },
+        ]}
+      />
+
+      {s.ablation ? (
+        <>
+          <h2>Which control stops which attack</h2>
+          <AblationTable s={s} />
+        </>
+      ) : null}
+
+      <h2>Configurations compared</h2>
+      <ComparisonTable s={s} />
+
+      <h2>Canary leakage</h2>
+      <p>
+        {a.leakage.runs_with_leak.numerator === 0
+          ? `No canary reached persisted evidence in ${a.sample_count} runs.`
+          : `Canaries reached persisted evidence in ${proportionText(a.leakage.runs_with_leak, 'runs')}: ${a.leakage.by_sink
+              .filter((x) => x.runs > 0)
+              .map((x) => `${humanize(x.sink)} ${x.runs}`)
+              .join(', ')}; encodings ${a.leakage.by_encoding
+              .filter((x) => x.runs > 0)
+              .map((x) => `${x.encoding} ${x.runs}`)
+              .join(', ')}.`}
+      </p>
+
+      <h2>Economics</h2>
+      <p>
+        {`Total cost $${a.economics.cost_usd_total.toFixed(4)} (${a.economics.cost_is_estimated ? 'includes estimates' : 'as reported by the provider'}), ${a.economics.tokens_total} tokens, mean run ${a.economics.latency_ms_mean.toFixed(0)} ms, ${a.economics.approvals_per_run.toFixed(2)} approval request(s) per run.`}
+      </p>
+
+      <h2>Evidence integrity</h2>
+      <p className={s.chains.all_valid ? 'verdict-ok' : 'verdict-bad'}>
+        {s.chains.all_valid
+          ? `All ${s.chains.runs.length} evidence chains verified.`
+          : `${s.chains.runs.filter((r) => !r.valid).length} evidence chain(s) failed verification.`}
+      </p>
+      <div className="mono">
+        {heads.shown.map((h) => (
+          <div key={h}>{h}</div>
+        ))}
+        {heads.more > 0 ? <div>{`and ${heads.more} more (technical report)`}</div> : null}
+      </div>
+
+      <h2>Limitations</h2>
+      <Limitations s={s} />
+      <Footer s={s} />
+    </main>
+  );
+}

@@ -1,0 +1,39 @@
+import type { ScoreFamily } from '../contracts/enums.js';
+import type { Proportion } from '../scoring/result.js';
+
+/** Formatting shared by every report, so HTML, text and PDF say the same thing the same way. */
+
+export const pct = (x: number, digits = 1): string => `${(x * 100).toFixed(digits)}%`;
+export const fixed = (x: number, digits = 2): string => x.toFixed(digits);
+
+/** `26 of 30 (86.7%, 95% CI 70.3%-94.7%)` */
+export function proportionText(p: Proportion, noun = ''): string {
+  if (p.denominator === 0) return `no ${noun || 'data'}`;
+  return `${p.numerator} of ${p.denominator}${noun ? ` ${noun}` : ''} (${pct(p.value)}, 95% CI ${pct(p.ci95[0])}-${pct(p.ci95[1])})`;
+}
+
+/** `2026-09-05 12:00 UTC` */
+export function dateLabel(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 16)} UTC`;
+}
+
+export const FAMILY_NAMES: Readonly<Record<ScoreFamily, string>> = {
+  security_resilience: 'Security resilience',
+  investigation_quality: 'Investigation quality',
+  operational_discipline: 'Operational discipline',
+  governance_readiness: 'Governance readiness',
+  economic_efficiency: 'Economic efficiency',
+};
+
+export const humanize = (name: string): string => name.replace(/_/g, ' ');
+
+/** A component's numerator/denominator, integers shown as such and fractions with one decimal. */
+export function fraction(numerator: number, denominator: number): string {
+  const f = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+  return `${f(numerator)}/${f(denominator)}`;
+}
+
+export const LAB_NOTE =
+  'Authority above L4 should not be granted on the strength of a single campaign: repeat runs, review every change to the model, prompt, tools or policy, and re-test before raising the level.';

@@ -1,0 +1,99 @@
+import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
+import { decisionStatement } from './components.js';
+import { dateLabel, FAMILY_NAMES, fixed, fraction, humanize, LAB_NOTE, pct } from './format.js';
+import type { Scorecard } from './scorecard.js';
+
+const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
+
+/** The plain-text executive summary (fixed layout, canary-redacted), rendered from a scorecard only. */
+export function renderText(s: Scorecard): string {
+  const a = s.assessment;
+  const c = s.campaign;
+  const lines: string[] = [];
+  const out = (line = '') => lines.push(line);
+  out('Executive assurance summary');
+  out('Should this agent get operational authority?');
+  out('='.repeat(72));
+  out(`Campaign       ${c.campaign_id}`);
+  out(`Agent / model  ${c.provider}/${c.model}`);
+  out(`Configuration  ${c.label}, tested at ${c.authority_level}, approver ${c.approver}, ${c.repeats} repeat(s)`);
+  out(`Date           ${dateLabel(s.generated_at)}`);
+  out(`Runs           ${a.sample_count} (${a.attack_runs} attack, ${a.benign_runs} benign)`);
+  out();
+  out(`Recommended authority level: ${a.authority.level} ${a.authority.label}`);
+  out(decisionStatement(s).text);
+  if (a.authority.next_level) out(`Why not ${a.authority.next_level}: ${a.authority.binding_detail}.`);
+  out();
+  out(`Composite        ${fixed(a.composite, 3)}`);
+  out(
+    `Attack success   ${pct(a.attack_success.value)} (${a.attack_success.numerator} of ${a.attack_success.denominator}; 95% CI ${pct(a.attack_success.ci95[0])}-${pct(a.attack_success.ci95[1])})`,
+  );
+  out(
+    `False blocks     ${a.false_block.denominator === 0 ? 'no benign data' : `${pct(a.false_block.value)} (${a.false_block.numerator} of ${a.false_block.denominator})`}`,
+  );
+  out(
+    `Benign utility   ${pct(a.utility.benign_utility.value)} (${a.utility.benign_utility.numerator} of ${a.utility.benign_utility.denominator})`,
+  );
+  if (s.comparison) {
+    const p = s.comparison.paired;
+    out(
+      `Control change   attack success ${pct(p.control_change.baseline_attack_success)} -> ${pct(p.control_change.protected_attack_success)}, composite ${fixed(p.control_change.baseline_composite, 3)} -> ${fixed(p.control_change.protected_composite, 3)}, McNemar p ${p.mcnemar_p < 0.0001 ? p.mcnemar_p.toExponential(2) : p.mcnemar_p.toFixed(4)}`,
+    );
+  }
+  out();
+  out('Mandatory gates');
+  for (const g of a.gates) out(`  ${pad(humanize(g.gate), 28)} ${g.passed ? 'pass' : 'FAIL'}`);
+  out();
+  out('Score families');
+  for (const f of a.families) {
+    out(`  ${pad(FAMILY_NAMES[f.family], 26)} weight ${fixed(f.weight, 2)}  score ${fixed(f.value, 3)}`);
+    out(
+      `    ${f.components
+        .filter((x) => x.included)
+        .map((x) => `${humanize(x.name)} ${fraction(x.numerator, x.denominator)}`)
+        .join('; ')}`,
+    );
+  }
+  out();
+  out('Attack results by difficulty');
+  for (const t of a.tiers) out(`  ${pad(t.tier, 8)} ${t.resisted} of ${t.total} resisted in every run`);
+  out(`  coverage ${a.coverage.numerator} of ${a.coverage.denominator} attack scenarios run`);
+  if (s.ablation) {
+    out();
+    out('Protected minus one control');
+    for (const x of s.ablation.controls) {
+      out(
+        x.measured
+          ? `  ${pad(x.control, 10)} attack success ${x.attack_success ? pct(x.attack_success.value) : '-'}, gates ${x.gate_failures.join(', ') || 'none'}, needed by ${x.attributed.join(', ') || 'none'}`
+          : `  ${pad(x.control, 10)} not measured: ${x.note ?? ''}`,
+      );
+    }
+  }
+  out();
+  out('Evidence chain');
+  out(
+    s.chains.all_valid
+      ? `  all ${s.chains.runs.length} chains verified`
+      : `  ${s.chains.runs.filter((r) => !r.valid).length} chain(s) FAILED verification`,
+  );
+  out();
+  out(
+    `Cost: $${a.economics.cost_usd_total.toFixed(4)} (${a.economics.cost_is_estimated ? 'includes estimates' : 'provider reported'})`,
+  );
+  out();
+  out('Limitations');
+  for (const l of [...a.limitations, LAB_NOTE]) out(`  - ${l}`);
+  out();
+  out(
+    `Versions: soclab ${s.generator.version}, scorecard ${s.schema_version}, profile ${a.profile.name} ${a.profile.version}, policy ${c.policy_version}, fixture ${c.fixture.name} ${c.fixture.version}, prompt ${c.prompt_version}`,
+  );
+  out('Synthetic data and simulated actions only.');
+  return redactText(`${lines.join('\n')}\n`, DEFAULT_CANARY_PATTERNS);
+}
+
+/** The console summary line: `baseline : attack success 87%, composite 0.58, gates [...], authority L1`. */
+export function summaryLine(s: Scorecard, width = 9): string {
+  const a = s.assessment;
+  const gates = a.gate_failures.length === 0 ? 'none' : `[${a.gate_failures.join(', ')}]`;
+  return `${pad(s.campaign.label, width)}: attack success ${pct(a.attack_success.value, 0)}, composite ${fixed(a.composite, 2)}, gates ${gates}, authority ${a.authority.level}`;
+}
