@@ -34,8 +34,8 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 .row>div{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;padding:0 8px}
 .row>div.num{text-align:right;font-variant-numeric:tabular-nums}
 .row.head{background:var(--soft);font-weight:600;cursor:default}
-.row.head>div[data-sort]{cursor:pointer;user-select:none}
-.row.head>div[aria-sort=ascending]::after{content:" ▲"}.row.head>div[aria-sort=descending]::after{content:" ▼"}
+.row.head button.sort{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;color:inherit}
+.row.head [data-dir=asc]::after{content:" ▲"}.row.head [data-dir=desc]::after{content:" ▼"}
 #grid-viewport{height:70vh;min-height:240px;overflow:auto;position:relative;outline:none}
 #grid-spacer{position:relative;width:100%}
 #grid-rows{position:absolute;top:0;left:0;right:0}
@@ -107,9 +107,9 @@ function apply(force){
 q.addEventListener('input',function(){apply(false);});[st,tg,ev].forEach(function(x){x.addEventListener('change',function(){apply(false);});x.addEventListener('input',function(){apply(false);});});
 var heads=document.querySelectorAll('.row.head [data-sort]');
 Array.prototype.forEach.call(heads,function(hd){hd.addEventListener('click',function(){
- var key=hd.getAttribute('data-sort');if(key==='tags'||key==='reason'||key==='output')return;
+ var key=hd.getAttribute('data-sort');
  sortDir=sortKey===key?-sortDir:1;sortKey=key;
- Array.prototype.forEach.call(heads,function(o){o.removeAttribute('aria-sort');});hd.setAttribute('aria-sort',sortDir>0?'ascending':'descending');
+ Array.prototype.forEach.call(heads,function(o){o.removeAttribute('data-dir');});hd.setAttribute('data-dir',sortDir>0?'asc':'desc');
  order=cases.map(function(_,i){return i;});
  order.sort(function(a,b){var x=cases[a][key],y=cases[b][key];return (x<y?-1:x>y?1:a-b)*sortDir;});apply(true);});});
 var drill=document.getElementById('drill'),content=document.getElementById('drill-content');

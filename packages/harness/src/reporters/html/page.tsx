@@ -204,10 +204,16 @@ export function GridHead() {
     ['output', 'Output', ''],
   ];
   return (
-    <div className="row head" role="row">
+    <div className="row head">
       {cols.map(([key, label, cls]) => (
-        <div key={key} role="columnheader" className={cls} data-sort={key} title={`sort by ${label.toLowerCase()}`}>
-          {label}
+        <div key={key} className={cls}>
+          {key === 'tags' || key === 'reason' || key === 'output' ? (
+            label
+          ) : (
+            <button type="button" className="sort" data-sort={key} title={`sort by ${label.toLowerCase()}`}>
+              {label}
+            </button>
+          )}
         </div>
       ))}
     </div>
