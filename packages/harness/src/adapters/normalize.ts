@@ -1,9 +1,4 @@
-import {
-  AgentOutput,
-  type AgentOutputInput,
-  type TokenUsage,
-  type ToolCallRecord,
-} from '../core/agent.js';
+import { AgentOutput, type AgentOutputInput, type TokenUsage, type ToolCallRecord } from '../core/agent.js';
 
 /** Shared by the network and process adapters: turn loosely shaped agent replies into core models. */
 
@@ -106,7 +101,9 @@ export function errorOutput(
     metadata: extra.metadata ?? {},
     transient: extra.transient ? true : undefined,
     retry_after:
-      extra.retry_after !== undefined && Number.isFinite(extra.retry_after) ? Math.max(0, extra.retry_after) : undefined,
+      extra.retry_after !== undefined && Number.isFinite(extra.retry_after)
+        ? Math.max(0, extra.retry_after)
+        : undefined,
   });
 }
 
@@ -120,9 +117,9 @@ export function replyToOutput(reply: Json, latency: number | null): AgentOutput 
   if (reply.trace === undefined && (reply.metadata === undefined || isObject(reply.metadata))) {
     // Every part below is built by the normalisers, so no schema pass is needed.
     return completeOutput({
-      output: typeof out === 'string' || isObject(out) ? out : out === undefined || out === null ? '' : JSON.stringify(out),
-      error:
-        typeof reply.error === 'string' ? reply.error : isObject(reply.error) ? JSON.stringify(reply.error) : null,
+      output:
+        typeof out === 'string' || isObject(out) ? out : out === undefined || out === null ? '' : JSON.stringify(out),
+      error: typeof reply.error === 'string' ? reply.error : isObject(reply.error) ? JSON.stringify(reply.error) : null,
       latency,
       tool_calls: toToolCalls(reply.tool_calls),
       usage: toUsage(reply.usage),
