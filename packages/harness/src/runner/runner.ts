@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Agent, adapterRegistry, type RunContext } from '../adapters/base.js';
@@ -321,6 +322,8 @@ export class AgentRunner {
    */
   async run(cases: Iterable<TestCase> | AsyncIterable<TestCase>, hooks: RunHooks = {}): Promise<RunOutcome> {
     const { signal, skip, filter, journal, onResult } = hooks;
+    // Every in-flight case listens on the run's signal; lift Node's default cap of 10 listeners.
+    if (signal) setMaxListeners(0, signal);
     const progress: RunProgress = { done: 0, total: hooks.total ?? 0, passed: 0, failed: 0, errors: 0 };
     const kept: { index: number; result: TestCaseResult }[] = [];
     const locations: ResultLocation[] = [];
