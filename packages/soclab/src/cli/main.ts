@@ -1,17 +1,33 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from '@commander-js/extra-typings';
+import * as campaign from './commands/campaign.js';
+import * as compare from './commands/compare.js';
+import * as demo from './commands/demo.js';
 import * as investigate from './commands/investigate.js';
 import * as policy from './commands/policy.js';
 import * as providers from './commands/providers.js';
+import * as report from './commands/report.js';
 import * as scenarios from './commands/scenarios.js';
 import * as verifyChain from './commands/verify-chain.js';
+import * as versionCommand from './commands/version.js';
 import { EXIT, fail } from './common.js';
 
 /**
  * `soclab` entry point. Each command lives in `commands/<name>.ts` and exports `register(program)`.
  * To add a command: import it here and append it to `commands`.
  */
-const commands: { register(program: Command): void }[] = [scenarios, investigate, verifyChain, providers, policy];
+const commands: { register(program: Command): void }[] = [
+  scenarios,
+  investigate,
+  verifyChain,
+  providers,
+  policy,
+  campaign,
+  compare,
+  report,
+  demo,
+  versionCommand,
+];
 
 function version(): string {
   try {

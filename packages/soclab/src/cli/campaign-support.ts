@@ -1,0 +1,101 @@
+/**
+ * What `soclab campaign`, `compare` and `demo` share: option parsing, progress on a terminal, the console summary
+ * and the exit code. Heavy modules are imported only when a command runs.
+ */
+import { relative } from 'node:path';
+import { InvalidArgumentError } from '@commander-js/extra-typings';
+import type { StudyRequest, StudyResult } from '../campaign/study.js';
+import { CliError, c, EXIT, safeText } from './common.js';
+
+export function positiveInt(name: string, max = 1000) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > max) {
+      throw new InvalidArgumentError(`${name} must be an integer from 1 to ${max} (got '${value}')`);
+    }
+    return n;
+  };
+}
+
+export const collect = (value: string, previous: string[] | undefined): string[] => [
+  ...(previous ?? []),
+  ...value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean),
+];
+
+export interface StudyCliOptions {
+  db?: string;
+  quiet?: boolean;
+}
+
+/** Run a study with progress on stderr (terminal only), print the summary lines and report paths, set the exit code. */
+export async function runStudyCli(request: StudyRequest, options: StudyCliOptions = {}): Promise<StudyResult> {
+  const { runStudy } = await import('../campaign/study.js');
+  const { CampaignConfigError } = await import('../campaign/run.js');
+  const { summaryLine } = await import('../reports/text.js');
+  const tty = Boolean(process.stderr.isTTY) && !process.env.CI && !options.quiet;
+  let result: StudyResult;
+  try {
+    result = await runStudy(request, {
+      evidenceUrl: options.db,
+      onCampaignStart: ({ label, total }) => {
+        if (tty) process.stderr.write(`${label}: 0/${total}`);
+      },
+      onProgress: (label, p) => {
+        if (!tty) return;
+        process.stderr.write(`\r${label}: ${p.done}/${p.total}${p.errors > 0 ? ` (${p.errors} errors)` : ''}`);
+      },
+      onCampaignEnd: () => {
+        if (tty) process.stderr.write('\n');
+      },
+    });
+  } catch (error) {
+    if (error instanceof CampaignConfigError) throw new CliError(error.message, EXIT.usage);
+    throw error;
+  }
+  const out = (line = '') => process.stdout.write(`${safeText(line)}\n`);
+  const rel = (p: string) => relative(process.cwd(), p) || '.';
+  const width = Math.max(9, ...result.ablations.map((a) => `protected-without-${a.control}`.length));
+  if (result.scorecards.baseline) out(summaryLine(result.scorecards.baseline, width));
+  out(summaryLine(result.scorecards.main, width));
+  for (const a of result.ablations) {
+    if (!a.run) out(`${`protected-without-${a.control}`.padEnd(width)}: not measured (${a.note ?? ''})`);
+    else out(summaryLine(a.run.scorecard, width));
+  }
+  const main = result.scorecards.main.assessment;
+  if (result.paired) {
+    const p = result.paired;
+    out(
+      `paired   : ${p.stopped} of ${p.attack_pairs} attacks stopped by the controls, ${p.introduced} introduced; exact McNemar p = ${p.mcnemar_p < 0.0001 ? p.mcnemar_p.toExponential(2) : p.mcnemar_p.toFixed(4)}`,
+    );
+  }
+  if (result.ablation) {
+    for (const x of result.ablation.controls.filter((x) => x.measured)) {
+      out(
+        `  without ${x.control}: ${x.attributed.length === 0 ? 'no stopped attack succeeds' : `${x.attributed.join(', ')} succeed`}`,
+      );
+    }
+  }
+  const skipped = result.main.info.skipped.filter((s) => !s.reason.startsWith('not selected'));
+  if (skipped.length > 0) {
+    out(
+      `skipped  : ${skipped.length} scenario(s) need the scripted mock: ${skipped.map((s) => s.scenario_id).join(', ')}`,
+    );
+  }
+  out();
+  out(`${c.bold('Reports')} (${rel(result.out)})`);
+  for (const written of [result.reports.main, result.reports.baseline]) {
+    if (!written) continue;
+    out(`  ${rel(written.executive)}  ${rel(written.technical)}  ${rel(written.scorecard)}  ${rel(written.summary)}`);
+  }
+  out(`  one-page PDF: soclab report ${rel(result.reports.main.scorecard)}`);
+  out(`${c.bold('Harness runs')}`);
+  const runs = [result.baseline, result.main, ...result.ablations.map((a) => a.run)].filter((r) => r !== null);
+  for (const r of runs) out(`  ${r!.info.label.padEnd(width)} ${rel(r!.runDir)}`);
+  if (result.baseline) out(`  compare them: harness compare ${rel(result.baseline.runDir)} ${rel(result.main.runDir)}`);
+  out(`  browse them : harness view ${runs.map((r) => rel(r!.runDir)).join(' ')}`);
+  if (main.gate_failures.length > 0 || main.critical_failures.length > 0) process.exitCode = EXIT.gate;
+  return result;
+}
