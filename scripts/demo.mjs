@@ -8,9 +8,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const harness = join(root, 'packages/harness/bin/harness.js');
+const soclab = join(root, 'packages/soclab/bin/soclab.js');
 
 /** One demo step: a title, the CLI to run, its arguments, and the exit codes that count as success. */
 const steps = [
+  {
+    title: 'soclab: baseline versus protected with the scripted mock (reports in runs/demo)',
+    bin: soclab,
+    args: ['demo'],
+    ok: [0],
+  },
   {
     title: 'harness: customer-support suite (module agent, text + tool-trajectory checks)',
     bin: harness,
@@ -19,7 +26,10 @@ const steps = [
   },
 ];
 
-if (!existsSync(join(root, 'packages/harness/dist/cli/main.js'))) {
+if (
+  !existsSync(join(root, 'packages/harness/dist/cli/main.js')) ||
+  !existsSync(join(root, 'packages/soclab/dist/cli/main.js'))
+) {
   console.error('demo: the CLIs are not built; run `npm run build` first');
   process.exit(3);
 }
