@@ -1,6 +1,22 @@
 // Public API of @aeh/harness. Importing it registers every built-in plugin.
 export * from './adapters/index.js';
 export * from './benchmarks/index.js';
+export {
+  type CaseFlip,
+  type CompareOptions,
+  comparisonConsole,
+  comparisonMarkdown,
+  ExperimentComparator,
+  type ExperimentComparison,
+  type GateOutcome,
+  type MetricDelta,
+  type PairedMeasure,
+  parseTolerance,
+  RegressionDetector,
+  type RegressionReport,
+  type RegressionViolation,
+  type ToleranceSpec,
+} from './comparison/index.js';
 export * from './core/index.js';
 export * from './evaluators/index.js';
 export * from './metrics/index.js';
