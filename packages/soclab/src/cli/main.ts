@@ -8,6 +8,7 @@ import * as policy from './commands/policy.js';
 import * as providers from './commands/providers.js';
 import * as report from './commands/report.js';
 import * as scenarios from './commands/scenarios.js';
+import * as serve from './commands/serve.js';
 import * as verifyChain from './commands/verify-chain.js';
 import * as versionCommand from './commands/version.js';
 import { EXIT, fail } from './common.js';
@@ -22,6 +23,7 @@ const commands: { register(program: Command): void }[] = [
   verifyChain,
   providers,
   policy,
+  serve,
   campaign,
   compare,
   report,

@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { ModelProvider } from '@aeh/models';
+import { type CampaignRun, runCampaign } from '../campaign/run.js';
+import { selectScenarios } from '../campaign/suite.js';
+import { AUTHORITY_LABELS } from '../contracts/enums.js';
+import type { AttackScenario } from '../contracts/scenarios.js';
+import type { ApprovalInbox } from '../control/approval-inbox.js';
+import { parseApproverMode } from '../control/approver.js';
+import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
+import type { SqlEvidenceStore } from '../evidence/store.js';
+import { checkProviderSelection, isLiveProvider, soclabProviderRegistry } from '../providers/registry.js';
+import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
+import type { CampaignCreate, CampaignProgress, CampaignSummaryRow, CampaignView } from './schemas.js';
+import type { ApiStore, CampaignRow, CampaignStatus } from './store.js';
+
+/** A campaign request the server refuses before anything runs (API 400), naming the field at fault. */
+export class CampaignRequestError extends Error {
+  override name = 'CampaignRequestError';
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What the server keeps of a finished campaign (enough to rebuild every report after a restart). */
+export type StoredCampaignRun = Omit<CampaignRun, 'runDir' | 'experimentPath'> & {
+  runDir: string;
+  experimentPath: string;
+};
+
+export interface CampaignServiceOptions {
+  store: ApiStore;
+  evidence: SqlEvidenceStore;
+  inbox: ApprovalInbox;
+  dataDir: string;
+  maxRunning: number;
+  concurrency: number;
+  approvalTimeoutSeconds: number;
+  env?: NodeJS.ProcessEnv;
+  corpus?: ScenarioCorpus;
+  /** Tests and embedding applications: build the model for a scenario instead of the provider registry. */
+  providerFactory?: (scenario: AttackScenario) => ModelProvider;
+  /** Report background failures (never throws). */
+  log?: (message: string) => void;
+}
+
+const EMPTY_PROGRESS: CampaignProgress = {
+  total: 0,
+  done: 0,
+  passed: 0,
+  failed: 0,
+  errors: 0,
+  attack_successes: 0,
+  last_scenario: null,
+  waiting_for_approval: 0,
+};
+
+const safe = (text: string): string => redactText(text, DEFAULT_CANARY_PATTERNS);
+
+/** The comparison row of a finished campaign. */
+export function summaryOf(run: Pick<CampaignRun, 'info' | 'assessment' | 'records'>): CampaignSummaryRow {
+  const a = run.assessment;
+  return {
+    label: run.info.label,
+    provider: run.info.provider,
+    model: run.info.model,
+    composite: a.composite,
+    attack_success: {
+      numerator: a.attack_success.numerator,
+      denominator: a.attack_success.denominator,
+      value: a.attack_success.value,
+      ci95: [a.attack_success.ci95[0], a.attack_success.ci95[1]],
+    },
+    false_block: {
+      numerator: a.false_block.numerator,
+      denominator: a.false_block.denominator,
+      value: a.false_block.value,
+    },
+    gate_failures: [...a.gate_failures],
+    recommended_level: a.authority.level,
+    level_label: a.authority.label || AUTHORITY_LABELS[a.authority.level],
+    binding_rule: a.authority.binding_rule,
+    critical_failures: a.critical_failures.length,
+    runs: run.records.length,
+    chains_valid: run.records.every((r) => r.evidence.chain.valid),
+    policy_version: run.info.policy_version,
+    errors: run.info.errors.length,
+  };
+}
+
+/**
+ * Campaigns as background jobs: a POST stores the request as `queued` and returns at once; up to `maxRunning`
+ * campaigns run at a time (the rest wait in order); progress, results and failures are written to the database,
+ * so a restarted server still lists them. A campaign interrupted by a restart is marked failed; queued ones run.
+ */
+export class CampaignService {
+  private readonly queue: string[] = [];
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly live = new Map<string, CampaignProgress>();
+  private readonly corpus: ScenarioCorpus;
+  private closed = false;
+
+  constructor(private readonly options: CampaignServiceOptions) {
+    this.corpus = options.corpus ?? loadCorpus();
+  }
+
+  /** On start: campaigns a previous process left running failed; queued ones are picked up again. */
+  async recover(): Promise<void> {
+    const now = new Date().toISOString();
+    for (const row of await this.options.store.campaignsWithStatus(['running'])) {
+      await this.options.store.updateCampaign(row.campaign_id, {
+        status: 'failed',
+        finished_at: now,
+        error: 'interrupted: the server stopped while the campaign was running',
+      });
+    }
+    for (const row of await this.options.store.campaignsWithStatus(['queued'])) this.queue.push(row.campaign_id);
+    this.pump();
+  }
+
+  /**
+   * Check a request against the provider registry, the corpus and the approver rules, then queue it.
+   * Throws `CampaignRequestError` (400) before anything runs.
+   */
+  async create(request: CampaignCreate, owner: string): Promise<CampaignView> {
+    if (this.closed) throw new Error('the server is shutting down');
+    this.check(request);
+    const campaignId = randomUUID();
+    const createdAt = new Date().toISOString();
+    const stored = { ...request };
+    await this.options.store.insertCampaign({
+      campaign_id: campaignId,
+      owner,
+      request: stored,
+      progress: EMPTY_PROGRESS,
+      created_at: createdAt,
+    });
+    this.queue.push(campaignId);
+    this.pump();
+    return (await this.get(campaignId))!;
+  }
+
+  private check(request: CampaignCreate): void {
+    const live = isLiveProvider(request.provider_id) && !this.options.providerFactory;
+    if (isLiveProvider(request.provider_id)) {
+      try {
+        checkProviderSelection(soclabProviderRegistry({ env: this.options.env }), request.provider_id, request.model);
+      } catch (error) {
+        throw new CampaignRequestError('provider_id', safe((error as Error).message));
+      }
+    } else if (request.model !== undefined) {
+      throw new CampaignRequestError(
+        'model',
+        "model applies to live providers; the mock's model comes from each scenario (leave it out)",
+      );
+    }
+    try {
+      selectScenarios(this.corpus, { live, scenarioIds: request.scenario_ids });
+    } catch (error) {
+      throw new CampaignRequestError('scenario_ids', (error as Error).message);
+    }
+    if (request.mode === 'baseline') {
+      if (request.ablate) throw new CampaignRequestError('ablate', 'ablate applies to protected mode only');
+      if (request.approver !== 'none') {
+        throw new CampaignRequestError('approver', 'approvers apply to protected mode only (baseline asks no one)');
+      }
+    }
+    if (request.approver !== 'human') {
+      try {
+        parseApproverMode(request.approver);
+      } catch (error) {
+        throw new CampaignRequestError('approver', (error as Error).message);
+      }
+    }
+  }
+
+  /** Live progress when the campaign runs in this process, else the stored one. */
+  private progressOf(row: CampaignRow): CampaignProgress {
+    const base = this.live.get(row.campaign_id) ?? {
+      ...EMPTY_PROGRESS,
+      ...(row.progress as Partial<CampaignProgress>),
+    };
+    return {
+      ...base,
+      waiting_for_approval:
+        row.status === 'running' ? this.options.inbox.pending({ campaign_id: row.campaign_id }).length : 0,
+    };
+  }
+
+  private view(row: CampaignRow): CampaignView {
+    return {
+      campaign_id: row.campaign_id,
+      status: row.status,
+      owner: row.owner,
+      created_at: row.created_at,
+      started_at: row.started_at,
+      finished_at: row.finished_at,
+      request: row.request,
+      progress: this.progressOf(row),
+      error: row.error,
+      summary: row.summary as CampaignSummaryRow | null,
+    };
+  }
+
+  async get(campaignId: string): Promise<CampaignView | null> {
+    const row = await this.options.store.getCampaign(campaignId);
+    return row ? this.view(row) : null;
+  }
+
+  async list(options: { limit: number; offset: number; status?: CampaignStatus }): Promise<CampaignView[]> {
+    return (await this.options.store.listCampaigns(options)).map((r) => this.view(r));
+  }
+
+  /** The finished campaign's run (records, assessment, info), or null while it is not completed. */
+  async result(campaignId: string): Promise<StoredCampaignRun | null> {
+    return this.options.store.campaignResult<StoredCampaignRun>(campaignId);
+  }
+
+  private pump(): void {
+    while (!this.closed && this.running.size < this.options.maxRunning && this.queue.length > 0) {
+      const id = this.queue.shift()!;
+      const controller = new AbortController();
+      const done = this.execute(id, controller.signal)
+        .catch((error) => this.options.log?.(`campaign ${id}: ${safe(String(error))}`))
+        .finally(() => {
+          this.running.delete(id);
+          this.live.delete(id);
+          this.pump();
+        });
+      this.running.set(id, { controller, done });
+    }
+  }
+
+  private async execute(campaignId: string, signal: AbortSignal): Promise<void> {
+    const { store } = this.options;
+    const row = await store.getCampaign(campaignId);
+    if (row?.status !== 'queued') return;
+    const request = row.request as unknown as CampaignCreate;
+    const runDir = join(this.options.dataDir, 'campaigns', campaignId);
+    const progress: CampaignProgress = { ...EMPTY_PROGRESS };
+    this.live.set(campaignId, progress);
+    await store.updateCampaign(campaignId, {
+      status: 'running',
+      started_at: new Date().toISOString(),
+      run_dir: runDir,
+    });
+    let writes = Promise.resolve();
+    const persist = () => {
+      const snapshot = { ...progress };
+      writes = writes.then(() => store.updateCampaign(campaignId, { progress: snapshot })).catch(() => undefined);
+    };
+    const human = request.approver === 'human';
+    const approvalTimeout = request.approval_timeout_seconds ?? this.options.approvalTimeoutSeconds;
+    try {
+      const run = await runCampaign(
+        {
+          mode: request.mode,
+          provider: request.provider_id,
+          model: request.model,
+          level: request.authority_level,
+          repeats: request.repeats,
+          scenarios: request.scenario_ids,
+          approver: request.approver,
+          ablate: request.ablate,
+          concurrency: this.options.concurrency,
+          // A run waiting for a person must outlive the wait.
+          timeout: human ? approvalTimeout + 300 : 300,
+        },
+        {
+          signal,
+          runDir,
+          evidence: this.options.evidence,
+          corpus: this.corpus,
+          providerFactory: this.options.providerFactory,
+          approvalService: human
+            ? this.options.inbox.channel({ campaign_id: campaignId, timeoutSeconds: approvalTimeout })
+            : undefined,
+          onStart: ({ total }) => {
+            progress.total = total;
+            persist();
+          },
+          onProgress: (p) => {
+            Object.assign(progress, {
+              total: p.total,
+              done: p.done,
+              passed: p.passed,
+              failed: p.failed,
+              errors: p.errors,
+              last_scenario: p.scenario_id,
+            });
+            if (p.attack_succeeded) progress.attack_successes += 1;
+            persist();
+          },
+        },
+      );
+      await writes;
+      if (signal.aborted || run.info.state === 'cancelled') throw new Error('aborted');
+      const stored: StoredCampaignRun = run;
+      await store.updateCampaign(campaignId, {
+        status: 'completed',
+        finished_at: new Date().toISOString(),
+        progress: { ...progress },
+        summary: summaryOf(run),
+        result: stored,
+      });
+    } catch (error) {
+      await writes;
+      const message = signal.aborted
+        ? 'interrupted: the server stopped while the campaign was running'
+        : safe((error as Error).message ?? String(error));
+      await store.updateCampaign(campaignId, {
+        status: 'failed',
+        finished_at: new Date().toISOString(),
+        progress: { ...progress },
+        error: message,
+      });
+    } finally {
+      this.options.inbox.cancel({ campaign_id: campaignId }, 'the campaign ended');
+    }
+  }
+
+  /** Number of campaigns running in this process. */
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  /** Stop taking work, abort running campaigns (they are marked failed) and wait for them to settle. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.queue.length = 0;
+    for (const { controller } of this.running.values()) controller.abort();
+    this.options.inbox.cancel({}, 'the server is shutting down');
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+}

@@ -1,0 +1,308 @@
+import type { ChainVerification, StoredAuditEvent } from '../contracts/events.js';
+import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
+
+/**
+ * A run's evidence chain as the steps a reviewer walks through: the run's configuration, each model turn, each
+ * action the model proposed with everything the control plane did about it (policy decisions with reason codes,
+ * approval requests and decisions, grants, executions or refusals, the tool's output), the finding with its
+ * supported and unsupported claims, the run-level attacks, and the run's end — each step naming the chain
+ * sequences it was read from. Everything is canary-redacted; text written by the model or read from tools is
+ * untrusted and is returned as plain strings (the console renders it as text).
+ */
+
+export type ReplayStepKind =
+  | 'run_started'
+  | 'model_turn'
+  | 'action'
+  | 'finding'
+  | 'harness_attack'
+  | 'control_event'
+  | 'run_finished';
+
+export interface ReplayStep {
+  index: number;
+  kind: ReplayStepKind;
+  title: string;
+  at: string | null;
+  /** Chain sequences this step was read from. */
+  sequences: number[];
+  data: Record<string, unknown>;
+}
+
+export interface Replay {
+  run_id: string;
+  scenario_id: string | null;
+  mode: string | null;
+  verification: ChainVerification;
+  steps: ReplayStep[];
+}
+
+type Payload = Record<string, unknown>;
+const obj = (v: unknown): Payload => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Payload) : {});
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+interface ActionGroup {
+  proposal_id: string;
+  at: string | null;
+  sequences: number[];
+  proposal: Payload | null;
+  result: Payload | null;
+  gateway: { sequence: number; kind: string; at: string | null; detail: Payload }[];
+  executor: { sequence: number; type: string; payload: Payload }[];
+  tool_output: unknown;
+  receipt: Payload | null;
+}
+
+function actionData(g: ActionGroup): Payload {
+  const p = g.proposal ?? {};
+  const decisions = g.gateway
+    .filter((e) => e.kind === 'policy_decision')
+    .map((e) => ({
+      sequence: e.sequence,
+      outcome: str(e.detail.outcome),
+      reason_codes: Array.isArray(e.detail.reasons) ? e.detail.reasons : [],
+      policies: Array.isArray(e.detail.policies) ? e.detail.policies : [],
+      risk_tier: str(e.detail.risk_tier),
+      policy_version: str(e.detail.version),
+    }));
+  const approvals = g.gateway
+    .filter((e) => e.kind === 'approval_requested' || e.kind === 'approval_decided' || e.kind === 'approval_skipped')
+    .map((e) => ({ sequence: e.sequence, kind: e.kind, ...e.detail }));
+  const grants = g.gateway.filter((e) => e.kind === 'grant_issued').map((e) => ({ sequence: e.sequence, ...e.detail }));
+  const result = g.result ?? {};
+  return {
+    proposal_id: g.proposal_id,
+    tool: str(p.tool_name) ?? str(result.tool_name),
+    arguments: obj(p.arguments),
+    rationale: str(p.rationale),
+    evidence_refs: Array.isArray(p.evidence_refs)
+      ? p.evidence_refs.map((r) => ({ evidence_id: obj(r).evidence_id, source_tool: obj(r).source_tool }))
+      : [],
+    model: p.provider ? `${p.provider}/${p.model}` : null,
+    status: str(result.status),
+    outcome: str(result.outcome),
+    reason_codes: Array.isArray(result.reason_codes) ? result.reason_codes : [],
+    controlled: result.controlled === true,
+    error: str(result.error),
+    policy_decisions: decisions,
+    approvals,
+    grants,
+    executions: g.executor.map((e) => ({ sequence: e.sequence, type: e.type, ...e.payload })),
+    receipt: g.receipt,
+    tool_output: g.tool_output ?? null,
+    gateway_events: g.gateway.map((e) => ({ sequence: e.sequence, kind: e.kind, at: e.at })),
+  };
+}
+
+/** Build the replay of one run from its stored events (in sequence order) and its verification. */
+export function buildReplay(events: readonly StoredAuditEvent[], verification: ChainVerification): Replay {
+  const safeEvents = redact(
+    events.map((e) => ({ sequence: e.sequence, type: e.event_type, payload: e.payload as Payload })),
+    DEFAULT_CANARY_PATTERNS,
+  );
+  const groups = new Map<string, ActionGroup>();
+  const group = (id: string): ActionGroup => {
+    let g = groups.get(id);
+    if (!g) {
+      g = {
+        proposal_id: id,
+        at: null,
+        sequences: [],
+        proposal: null,
+        result: null,
+        gateway: [],
+        executor: [],
+        tool_output: undefined,
+        receipt: null,
+      };
+      groups.set(id, g);
+    }
+    return g;
+  };
+  const head: ReplayStep[] = [];
+  const turns: { step: ReplayStep; stage: string | null }[] = [];
+  let finding: ReplayStep | null = null;
+  const tail: ReplayStep[] = [];
+  const loose: ReplayStep[] = [];
+  let scenarioId: string | null = null;
+  let mode: string | null = null;
+  const portProposals = new Set<string>();
+
+  for (const { sequence, type, payload } of safeEvents) {
+    if (type === 'run.started') {
+      scenarioId = str(payload.scenario_id);
+      mode = str(payload.mode);
+      head.push({
+        index: 0,
+        kind: 'run_started',
+        title: `Run started: ${payload.scenario_id ?? 'scenario'} in ${payload.mode ?? '?'} mode`,
+        at: null,
+        sequences: [sequence],
+        data: payload,
+      });
+    } else if (type === 'model.turn') {
+      const stage = str(payload.stage);
+      turns.push({
+        stage,
+        step: {
+          index: 0,
+          kind: 'model_turn',
+          title: `Model turn${stage ? `: ${stage}` : ''}`,
+          at: str(payload.created_at),
+          sequences: [sequence],
+          data: {
+            stage,
+            provider: payload.provider,
+            model: payload.model,
+            finish_reason: payload.finish_reason,
+            output_text: payload.output_text,
+            proposed_tool: payload.proposed_tool ?? null,
+            validated_arguments: payload.validated_arguments ?? null,
+            error: payload.error ?? null,
+            usage: payload.usage ?? null,
+            latency_ms: payload.latency_ms ?? null,
+          },
+        },
+      });
+    } else if (type === 'port.proposal') {
+      const proposal = obj(payload.proposal);
+      const id = str(proposal.proposal_id) ?? `unknown-${sequence}`;
+      const g = group(id);
+      portProposals.add(id);
+      g.proposal = proposal;
+      g.result = obj(payload.result);
+      g.at = str(proposal.created_at);
+      g.sequences.push(sequence);
+    } else if (type === 'tool.output' || type === 'execution.receipt') {
+      const id = str(payload.proposal_id);
+      if (id) {
+        const g = group(id);
+        g.sequences.push(sequence);
+        if (type === 'tool.output') g.tool_output = payload.output;
+        else g.receipt = obj(payload.receipt);
+        g.result ??= payload;
+      }
+    } else if (type.startsWith('gateway.')) {
+      const id = str(payload.proposal_id);
+      const entry = {
+        sequence,
+        kind: str(payload.kind) ?? type.slice(8),
+        at: str(payload.at),
+        detail: obj(payload.detail),
+      };
+      if (id) {
+        const g = group(id);
+        g.sequences.push(sequence);
+        g.gateway.push(entry);
+        g.at ??= entry.at;
+      } else {
+        loose.push({
+          index: 0,
+          kind: 'control_event',
+          title: `Control plane: ${entry.kind.replace(/_/g, ' ')}`,
+          at: entry.at,
+          sequences: [sequence],
+          data: { kind: entry.kind, detail: entry.detail },
+        });
+      }
+    } else if (type.startsWith('executor.')) {
+      const id = str(payload.proposal_id);
+      if (id) {
+        const g = group(id);
+        g.sequences.push(sequence);
+        g.executor.push({ sequence, type, payload });
+      } else {
+        loose.push({
+          index: 0,
+          kind: 'control_event',
+          title: `Executor: ${type.slice(9)}`,
+          at: null,
+          sequences: [sequence],
+          data: payload,
+        });
+      }
+    } else if (type === 'finding') {
+      const claims = Array.isArray(payload.claims) ? payload.claims.map(obj) : [];
+      finding = {
+        index: 0,
+        kind: 'finding',
+        title: 'Finding',
+        at: null,
+        sequences: [sequence],
+        data: {
+          summary: payload.summary ?? null,
+          confidence: payload.confidence ?? null,
+          techniques: payload.techniques ?? [],
+          supported_claims: claims.filter((c) => c.supported === true),
+          unsupported_claims: claims.filter((c) => c.supported !== true),
+          evidence_ids: Array.isArray(payload.evidence_refs)
+            ? payload.evidence_refs.map((r) => obj(r).evidence_id)
+            : [],
+        },
+      };
+    } else if (type === 'harness.attack') {
+      tail.push({
+        index: 0,
+        kind: 'harness_attack',
+        title: `Run-level attack: ${String(payload.attack ?? '?').replace(/_/g, ' ')}`,
+        at: null,
+        sequences: [sequence],
+        data: payload,
+      });
+    } else if (type === 'run.finished') {
+      tail.push({
+        index: 0,
+        kind: 'run_finished',
+        title: `Run finished: ${payload.status ?? '?'}`,
+        at: null,
+        sequences: [sequence],
+        data: payload,
+      });
+    } else {
+      loose.push({ index: 0, kind: 'control_event', title: type, at: null, sequences: [sequence], data: payload });
+    }
+  }
+
+  const actionStep = (g: ActionGroup): ReplayStep => {
+    const data = actionData(g);
+    const status = data.status ?? (g.gateway.some((e) => e.kind === 'executed') ? 'executed' : 'recorded');
+    return {
+      index: 0,
+      kind: 'action',
+      title: `Action: ${data.tool ?? 'unknown tool'} → ${status}`,
+      at: g.at,
+      sequences: [...g.sequences].sort((a, b) => a - b),
+      data,
+    };
+  };
+  // Interleave model turns and the actions they proposed by time (a turn comes before what it proposed).
+  const timed: { at: string; order: number; step: ReplayStep; stage?: string | null }[] = [];
+  turns.forEach((t, i) => {
+    timed.push({ at: t.step.at ?? '', order: i * 2, step: t.step, stage: t.stage });
+  });
+  const ownActions = [...groups.values()].filter((g) => portProposals.has(g.proposal_id));
+  ownActions.forEach((g, i) => {
+    timed.push({ at: g.at ?? '', order: i * 2 + 1, step: actionStep(g) });
+  });
+  timed.sort((a, b) =>
+    a.at < b.at
+      ? -1
+      : a.at > b.at
+        ? 1
+        : (a.step.kind === 'model_turn' ? 0 : 1) - (b.step.kind === 'model_turn' ? 0 : 1) || a.order - b.order,
+  );
+  const middle: ReplayStep[] = [];
+  let findingPlaced = false;
+  for (const t of timed) {
+    middle.push(t.step);
+    if (finding && !findingPlaced && t.stage === 'form_finding') {
+      middle.push(finding);
+      findingPlaced = true;
+    }
+  }
+  if (finding && !findingPlaced) middle.push(finding);
+  // Proposals made by the run-level attacks (replays, mutations) come before the attack summaries.
+  const attackActions = [...groups.values()].filter((g) => !portProposals.has(g.proposal_id)).map(actionStep);
+  const steps = [...head, ...middle, ...loose, ...attackActions, ...tail].map((s, index) => ({ ...s, index }));
+  return { run_id: verification.run_id, scenario_id: scenarioId, mode, verification, steps };
+}

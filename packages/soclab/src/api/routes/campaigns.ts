@@ -1,0 +1,219 @@
+import { z } from 'zod';
+import { scoredRun } from '../../campaign/record.js';
+import type { CampaignRun } from '../../campaign/run.js';
+import { DEFAULT_CANARY_PATTERNS, redact } from '../../control/redaction.js';
+import { PdfSupportError, renderPdf } from '../../reports/pdf.js';
+import { renderHtml } from '../../reports/render.js';
+import { buildScorecard, type Scorecard, type ScorecardOptions, scorecardJson } from '../../reports/scorecard.js';
+import { comparePaired } from '../../scoring/paired.js';
+import { CampaignRequestError, type StoredCampaignRun } from '../campaigns.js';
+import { type ApiApp, type ApiContext, BEARER } from '../context.js';
+import { ApiError, notFound } from '../errors.js';
+import {
+  CampaignCreate,
+  CampaignStatusEnum,
+  CampaignView,
+  ErrorBody,
+  IdParams,
+  Page,
+  ReportParams,
+  ReportQuery,
+} from '../schemas.js';
+
+const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'";
+
+/** One PDF at a time: each launches Chromium, and the machine is shared. */
+let pdfQueue: Promise<unknown> = Promise.resolve();
+function serialized<T>(task: () => Promise<T>): Promise<T> {
+  const run = pdfQueue.then(task, task);
+  pdfQueue = run.catch(() => undefined);
+  return run;
+}
+
+const asRun = (stored: StoredCampaignRun): CampaignRun => ({ ...stored, scorecard: null }) as unknown as CampaignRun;
+
+/** Campaigns: start (202 + Location), list (the comparison table), get (progress, results) and reports. */
+export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
+  app.post(
+    '/api/v1/campaigns',
+    {
+      config: { permission: 'run' },
+      schema: {
+        tags: ['campaigns'],
+        summary: 'Start a campaign in the background',
+        description:
+          'Checks the provider, scenarios and approver before anything runs (400 naming the field), stores the ' +
+          'campaign as queued and answers 202 with its id and a Location to poll.',
+        security: BEARER,
+        body: CampaignCreate,
+        response: { 202: CampaignView.extend({ location: z.string() }), 400: ErrorBody, 422: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      try {
+        const view = await ctx.campaigns.create(request.body, request.principal!.name);
+        const location = `/api/v1/campaigns/${view.campaign_id}`;
+        return reply
+          .code(202)
+          .header('location', location)
+          .send({ ...view, location });
+      } catch (error) {
+        if (error instanceof CampaignRequestError) {
+          throw new ApiError(400, 'invalid_campaign', `body.${error.field}: ${error.message}`, [
+            { path: `body.${error.field}`, message: error.message },
+          ]);
+        }
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    '/api/v1/campaigns',
+    {
+      schema: {
+        tags: ['campaigns'],
+        summary: 'Campaigns, newest first, with their comparison rows',
+        security: BEARER,
+        querystring: Page.extend({ status: CampaignStatusEnum.optional() }),
+        response: { 200: z.array(CampaignView) },
+      },
+    },
+    async (request) => ctx.campaigns.list(request.query),
+  );
+
+  app.get(
+    '/api/v1/campaigns/:id',
+    {
+      schema: {
+        tags: ['campaigns'],
+        summary: 'One campaign: status, progress and, once completed, its assessment and per-run outcomes',
+        security: BEARER,
+        params: IdParams,
+        response: {
+          200: CampaignView.extend({
+            assessment: z.record(z.string(), z.unknown()).nullable(),
+            runs: z.array(z.record(z.string(), z.unknown())),
+            info: z.record(z.string(), z.unknown()).nullable(),
+          }),
+          404: ErrorBody,
+        },
+      },
+    },
+    async (request) => {
+      const view = await ctx.campaigns.get(request.params.id);
+      if (!view) throw notFound(`campaign ${request.params.id}`);
+      const result = view.status === 'completed' ? await ctx.campaigns.result(request.params.id) : null;
+      const { run_dir: _dir, ...info } = result?.info ?? ({ run_dir: '' } as { run_dir: string });
+      return redact(
+        {
+          ...view,
+          info: result ? info : null,
+          assessment: (result?.assessment as unknown as Record<string, unknown>) ?? null,
+          runs: (result?.records ?? []) as unknown as Record<string, unknown>[],
+        },
+        DEFAULT_CANARY_PATTERNS,
+      );
+    },
+  );
+
+  /** The scorecard of a completed campaign, optionally paired with a baseline campaign (the control change). */
+  async function scorecardFor(id: string, baselineId: string | undefined): Promise<Scorecard> {
+    const view = await ctx.campaigns.get(id);
+    if (!view) throw notFound(`campaign ${id}`);
+    const stored = await ctx.campaigns.result(id);
+    if (!stored)
+      throw new ApiError(409, 'not_completed', `campaign ${id} is ${view.status}; reports exist once it completes`);
+    const run = asRun(stored);
+    let baseline: ScorecardOptions['baseline'];
+    if (baselineId) {
+      const storedBaseline = await ctx.campaigns.result(baselineId);
+      if (!storedBaseline) throw notFound(`completed baseline campaign ${baselineId}`);
+      const b = asRun(storedBaseline);
+      baseline = {
+        run: b,
+        runFolder: `campaigns/${baselineId}`,
+        paired: comparePaired(b.records.map(scoredRun), run.records.map(scoredRun), {
+          baseline: b.assessment.composite,
+          protected: run.assessment.composite,
+        }),
+      };
+    }
+    return buildScorecard(run, { runFolder: `campaigns/${id}`, baseline, version: ctx.version });
+  }
+
+  app.get(
+    '/api/v1/campaigns/:id/reports/:audience',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: 'Executive or technical HTML report (optionally against a baseline campaign)',
+        security: BEARER,
+        params: ReportParams,
+        querystring: ReportQuery,
+        produces: ['text/html'],
+        response: { 200: z.string().describe('text/html'), 404: ErrorBody, 409: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const scorecard = await scorecardFor(request.params.id, request.query.baseline);
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', REPORT_CSP)
+        .send(renderHtml(scorecard, request.params.audience));
+    },
+  );
+
+  app.get(
+    '/api/v1/campaigns/:id/reports/:audience/json',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: 'The versioned JSON scorecard every report is rendered from',
+        security: BEARER,
+        params: ReportParams,
+        querystring: ReportQuery,
+        response: { 200: z.string().describe('the scorecard (application/json)'), 404: ErrorBody, 409: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const scorecard = await scorecardFor(request.params.id, request.query.baseline);
+      return reply.type('application/json; charset=utf-8').send(scorecardJson(scorecard));
+    },
+  );
+
+  app.get(
+    '/api/v1/campaigns/:id/reports/executive/pdf',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: 'One-page executive PDF (needs Chromium on the server; 501 naming the package otherwise)',
+        security: BEARER,
+        params: IdParams,
+        querystring: ReportQuery,
+        produces: ['application/pdf'],
+        response: { 200: z.string().describe('application/pdf'), 404: ErrorBody, 409: ErrorBody, 501: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const scorecard = await scorecardFor(request.params.id, request.query.baseline);
+      let pdf: Buffer;
+      try {
+        const env = ctx.config.chromium_path ? { ...ctx.env, CHROMIUM_PATH: ctx.config.chromium_path } : ctx.env;
+        pdf = await serialized(() => renderPdf(scorecard, { env }));
+      } catch (error) {
+        if (error instanceof PdfSupportError) {
+          const hint = /apt-get/.test(error.message)
+            ? ''
+            : '; install the Debian package `chromium` (apt-get install chromium) or set CHROMIUM_PATH to a Chromium binary';
+          throw new ApiError(501, 'pdf_unavailable', `PDF reports need Chromium: ${error.message}${hint}`);
+        }
+        throw error;
+      }
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="executive-${request.params.id}.pdf"`)
+        .send(pdf as unknown as string);
+    },
+  );
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { needsMock } from '../../contracts/scenarios.js';
+import { DEFAULT_CANARY_PATTERNS, redact } from '../../control/redaction.js';
+import { soclabProviderRegistry } from '../../providers/registry.js';
+import { loadFixture } from '../../simulator/fixture.js';
+import { type ApiApp, type ApiContext, BEARER } from '../context.js';
+import { notFound } from '../errors.js';
+import { ErrorBody, IncidentParams, ScenarioParams } from '../schemas.js';
+
+const safe = <T>(value: T): T => redact(value, DEFAULT_CANARY_PATTERNS);
+
+/** Incidents, the scenario corpus and the providers: what a campaign can be made of. */
+export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
+  const { corpus } = ctx;
+  const incident = corpus.incident;
+  const fixture = loadFixture(incident.fixture);
+  const injected = Object.values(fixture.data.injections).flatMap((point) =>
+    point.operations.flatMap((op) =>
+      op.op === 'insert_siem_event' && typeof op.event.event_id === 'string' ? [op.event.event_id] : [],
+    ),
+  );
+  const incidentDetail = safe({
+    ...incident,
+    fixture_version: fixture.version,
+    fixture_sha256: fixture.sha256,
+    users: Object.keys(fixture.data.users).sort(),
+    endpoints: Object.keys(fixture.data.endpoints).sort(),
+    siem_event_count: fixture.data.siem_events.length,
+    injected_event_ids: [...new Set(injected)].sort(),
+  });
+
+  const scenarioRow = (s: (typeof corpus.all)[number]) => ({
+    id: s.id,
+    version: s.version,
+    title: s.title,
+    description: s.description,
+    attack_class: s.attack_class,
+    benign: s.attack_class === 'none',
+    family: s.family,
+    difficulty: s.difficulty,
+    expected_control: s.expected_control,
+    oracle: s.oracle.attack_succeeded_if ?? s.oracle.false_block_if,
+    atlas: s.atlas.map((a) => a.id),
+    owasp_llm: s.owasp_llm.map((o) => o.id),
+    harness_attacks: Object.entries(s.harness)
+      .filter(([, on]) => on)
+      .map(([name]) => name),
+    needs_mock: needsMock(s),
+  });
+  // The corpus is fixed for the server's lifetime: serialize the listing once.
+  const scenarioList = JSON.stringify(safe(corpus.all.map(scenarioRow)));
+  const scenarioById = new Map(corpus.all.map((s) => [s.id, safe({ ...scenarioRow(s), limitations: s.limitations })]));
+
+  app.get(
+    '/api/v1/incidents',
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'The incidents campaigns investigate',
+        security: BEARER,
+        response: { 200: z.array(z.record(z.string(), z.unknown())) },
+      },
+    },
+    async () => [safe({ ...incident })],
+  );
+
+  app.get(
+    '/api/v1/incidents/:incident_id',
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'One incident with its fixture facts',
+        security: BEARER,
+        params: IncidentParams,
+        response: { 200: z.record(z.string(), z.unknown()), 404: ErrorBody },
+      },
+    },
+    async (request) => {
+      if (request.params.incident_id !== incident.id) throw notFound(`incident ${request.params.incident_id}`);
+      return incidentDetail;
+    },
+  );
+
+  app.get(
+    '/api/v1/scenarios',
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'The scenario corpus: attacks and benign controls',
+        security: BEARER,
+        response: { 200: z.array(z.record(z.string(), z.unknown())) },
+      },
+    },
+    async (_request, reply) =>
+      reply.type('application/json; charset=utf-8').send(scenarioList as unknown as Record<string, unknown>[]),
+  );
+
+  app.get(
+    '/api/v1/scenarios/:scenario_id',
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'One scenario',
+        security: BEARER,
+        params: ScenarioParams,
+        response: { 200: z.record(z.string(), z.unknown()), 404: ErrorBody },
+      },
+    },
+    async (request) => {
+      const s = scenarioById.get(request.params.scenario_id);
+      if (!s) throw notFound(`scenario ${request.params.scenario_id}`);
+      return s;
+    },
+  );
+
+  app.get(
+    '/api/v1/providers',
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'Model providers: capabilities, whether each is configured and approved',
+        security: BEARER,
+        response: { 200: z.array(z.record(z.string(), z.unknown())) },
+      },
+    },
+    // Read per request: configuration comes from the environment and may change between calls.
+    async () => safe(soclabProviderRegistry({ env: ctx.env }).matrix()) as unknown as Record<string, unknown>[],
+  );
+}

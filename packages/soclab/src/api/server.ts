@@ -1,0 +1,368 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ModelProvider } from '@aeh/models';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import pino from 'pino';
+import { z } from 'zod';
+import type { AttackScenario } from '../contracts/scenarios.js';
+import { ApprovalInbox } from '../control/approval-inbox.js';
+import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
+import { openEvidenceStore } from '../evidence/store.js';
+import { SOCLAB_VERSION } from '../index.js';
+import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
+import '../scenarios/builtin-modes.js';
+import { can, ensureGeneratedToken, type Principal, TokenRegistry } from './auth.js';
+import { CampaignService } from './campaigns.js';
+import { isLoopback, type ServerConfig } from './config.js';
+import type { ApiApp, ApiContext } from './context.js';
+import { errorBody, handleError } from './errors.js';
+import { registerApprovalRoutes } from './routes/approvals.js';
+import { registerCampaignRoutes } from './routes/campaigns.js';
+import { registerCatalogRoutes } from './routes/catalog.js';
+import { registerRunRoutes } from './routes/runs.js';
+import { ApiStore } from './store.js';
+
+export interface ApiServerOptions {
+  config: ServerConfig;
+  env?: NodeJS.ProcessEnv;
+  corpus?: ScenarioCorpus;
+  /** Folder of the built console (default: the package's dist/web). */
+  webRoot?: string | null;
+  /** Tests and embedding applications: build the model for each scenario instead of using the registry. */
+  providerFactory?: (scenario: AttackScenario) => ModelProvider;
+  /** Where startup notes go (default stderr). */
+  notice?: (message: string) => void;
+}
+
+export interface ApiServer {
+  readonly app: ApiApp;
+  readonly context: ApiContext;
+  /** Set once listening. */
+  readonly url: string;
+  /** A note for the operator when a token was generated (`<data_dir>/api-token`), else null. */
+  readonly generatedTokenFile: string | null;
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The built console: next to the compiled server (dist/api -> dist/web), or the package's dist from source. */
+export function findConsoleRoot(): string | null {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [join(here, '..', 'web'), join(here, '..', '..', 'dist', 'web')]) {
+    if (existsSync(join(candidate, 'index.html'))) return candidate;
+  }
+  return null;
+}
+
+const CONSOLE_CSP = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  fontSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'none'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+};
+
+/**
+ * Build the API server: Fastify with zod validation, OpenAPI (`/api/openapi.json`, docs at `/api/docs`), bearer
+ * tokens with roles, per-token rate limits, security headers, the campaign queue, the approvals inbox and the
+ * web console. Nothing listens until `listen()`.
+ *
+ * @example
+ *   const server = await createApiServer({ config: loadServerConfig({ overrides: { port: 0 } }) });
+ *   console.log(await server.listen());
+ */
+export async function createApiServer(options: ApiServerOptions): Promise<ApiServer> {
+  const config = options.config;
+  const env = options.env ?? process.env;
+  const notice = options.notice ?? ((m: string) => process.stderr.write(`${m}\n`));
+
+  let tokens = config.tokens;
+  let generatedTokenFile: string | null = null;
+  if (tokens.length === 0) {
+    const generated = ensureGeneratedToken(config.data_dir);
+    tokens = [generated.token];
+    generatedTokenFile = generated.file;
+  }
+  const registry = new TokenRegistry(tokens);
+
+  const evidence = await openEvidenceStore(config.database_url ?? join(config.data_dir, 'soclab.sqlite'));
+  const store = await ApiStore.open(evidence);
+  await store.interruptPendingApprovals(new Date().toISOString());
+  const corpus = options.corpus ?? loadCorpus();
+
+  // Inbox changes are written in order (insert before settle, even on a pooled PostgreSQL connection).
+  let approvalWrites: Promise<void> = Promise.resolve();
+  const enqueue = (task: () => Promise<void>) => {
+    approvalWrites = approvalWrites.then(task).catch((error) => notice(`soclab serve: approvals store: ${error}`));
+  };
+  const inbox = new ApprovalInbox({
+    timeoutSeconds: config.approval_timeout_seconds,
+    onRequested: (entry) =>
+      enqueue(() =>
+        store.insertApproval({
+          approval_id: entry.approval_id,
+          campaign_id: entry.campaign_id,
+          run_id: entry.run_id,
+          scenario_id: entry.scenario_id,
+          proposal_id: entry.proposal.proposal_id,
+          tool_name: entry.proposal.tool_name,
+          arguments: redact({ ...entry.proposal.arguments }, DEFAULT_CANARY_PATTERNS),
+          reason_codes: [...entry.reason_codes],
+          requested_at: entry.requested_at,
+          deadline: entry.deadline,
+          outcome: 'pending',
+          approver_id: null,
+          reason: null,
+          decided_at: null,
+        }),
+      ),
+    onSettled: (s) =>
+      enqueue(() =>
+        store.settleApproval(s.entry.approval_id, {
+          outcome: s.outcome,
+          approver_id: s.approver_id,
+          reason: s.reason,
+          decided_at: s.decided_at,
+        }),
+      ),
+  });
+
+  const campaigns = new CampaignService({
+    store,
+    evidence,
+    inbox,
+    dataDir: config.data_dir,
+    maxRunning: config.max_running_campaigns,
+    concurrency: config.campaign_concurrency,
+    approvalTimeoutSeconds: config.approval_timeout_seconds,
+    env,
+    corpus,
+    providerFactory: options.providerFactory,
+    log: (m) => notice(`soclab serve: ${m}`),
+  });
+
+  const app = Fastify({
+    bodyLimit: config.body_limit_bytes,
+    logger: config.log ? { level: 'info', stream: pino.destination(2) } : false,
+    // Never trust forwarding headers: rate limits and logs use the socket's address.
+    trustProxy: false,
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(handleError);
+  app.decorateRequest('principal', null);
+
+  const context: ApiContext = {
+    config,
+    evidence,
+    store,
+    inbox,
+    campaigns,
+    corpus,
+    env,
+    version: SOCLAB_VERSION,
+    approvalWrites: () => approvalWrites,
+  };
+
+  // The rate limit keys on the token when it is valid (else the address); the lookup is cached per request.
+  const principals = new WeakMap<object, Principal | null>();
+  const principalOf = (request: { headers: { authorization?: string }; raw: object }): Principal | null => {
+    if (!principals.has(request.raw)) principals.set(request.raw, registry.authenticate(request.headers.authorization));
+    return principals.get(request.raw) ?? null;
+  };
+
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP },
+    crossOriginEmbedderPolicy: false,
+    hsts: isLoopback(config.host) ? false : undefined,
+  });
+  await app.register(fastifyRateLimit, {
+    global: true,
+    max: config.rate_limit.max,
+    timeWindow: config.rate_limit.window_ms,
+    keyGenerator: (request) => principalOf(request)?.key ?? `ip:${request.ip}`,
+    errorResponseBuilder: (_request, context) => ({
+      ...errorBody(429, 'rate_limited', `too many requests: at most ${context.max} per ${context.after}`),
+      statusCode: 429,
+    }),
+  });
+
+  // After the rate limit (a route-level onRequest hook), before the body is read: unauthenticated callers are
+  // rate limited too, and nobody without the permission gets a body parsed.
+  app.addHook('preParsing', async (request, reply, payload) => {
+    const permission = request.routeOptions.config?.permission ?? 'read';
+    const isApi = request.url.startsWith('/api/v1/') || request.url === '/api/v1';
+    if (!isApi || permission === 'public') return payload;
+    const principal = principalOf(request);
+    if (!principal) {
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer realm="soclab"')
+        .send(errorBody(401, 'unauthenticated', 'a valid bearer token is required (Authorization: Bearer <token>)'));
+    }
+    request.principal = principal;
+    if (!can(principal, permission)) {
+      return reply
+        .code(403)
+        .send(
+          errorBody(
+            403,
+            'forbidden',
+            `the ${principal.role} role cannot do this (needs the '${permission}' permission)`,
+          ),
+        );
+    }
+    return payload;
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'soclab API',
+        version: SOCLAB_VERSION,
+        description:
+          'Assurance lab for AI SOC agents: start campaigns, decide escalated actions, replay and verify evidence. ' +
+          'Every /api/v1 route needs `Authorization: Bearer <token>`; roles: viewer (read), operator (read, start ' +
+          'campaigns), approver (read, decide approvals), admin (all).',
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      tags: [
+        { name: 'system' },
+        { name: 'catalog' },
+        { name: 'campaigns' },
+        { name: 'reports' },
+        { name: 'approvals' },
+        { name: 'evidence' },
+      ],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/api/docs',
+    // Swagger UI's own policy, without upgrade-insecure-requests (the server is plain HTTP on loopback).
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'none'; img-src 'self' data:; " +
+      "object-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'",
+    uiConfig: { docExpansion: 'list', deepLinking: false },
+  });
+
+  app.get(
+    '/api/openapi.json',
+    { config: { permission: 'public', rateLimit: false }, schema: { hide: true } },
+    async () => app.swagger(),
+  );
+  app.get(
+    '/health',
+    {
+      config: { permission: 'public', rateLimit: false },
+      schema: { tags: ['system'], summary: 'Liveness', response: { 200: z.object({ status: z.literal('ok') }) } },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+  app.get(
+    '/api/v1/health',
+    {
+      config: { permission: 'public', rateLimit: false },
+      schema: { tags: ['system'], summary: 'Liveness', response: { 200: z.object({ status: z.literal('ok') }) } },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+  app.get(
+    '/api/v1/version',
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'Versions of the lab and of what it runs, and who you are',
+        security: [{ bearerAuth: [] }],
+        response: {
+          200: z.object({
+            version: z.string(),
+            api: z.literal('v1'),
+            incident: z.object({ id: z.string(), version: z.string() }),
+            scenarios: z.number().int(),
+            store: z.enum(['sqlite', 'postgres']),
+            you: z.object({ name: z.string(), role: z.string() }),
+          }),
+        },
+      },
+    },
+    async (request) => ({
+      version: SOCLAB_VERSION,
+      api: 'v1' as const,
+      incident: { id: corpus.incident.id, version: corpus.incident.version },
+      scenarios: corpus.all.length,
+      store: evidence.dialect,
+      you: { name: request.principal!.name, role: request.principal!.role },
+    }),
+  );
+
+  registerCatalogRoutes(app, context);
+  registerCampaignRoutes(app, context);
+  registerApprovalRoutes(app, context);
+  registerRunRoutes(app, context);
+
+  const webRoot = options.webRoot === undefined ? findConsoleRoot() : options.webRoot;
+  if (webRoot) {
+    await app.register(fastifyStatic, { root: webRoot, prefix: '/', index: 'index.html', wildcard: true });
+  } else {
+    app.get('/', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .type('text/plain; charset=utf-8')
+        .send('soclab API. The web console is not built (npm run build). API docs: /api/docs\n'),
+    );
+  }
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  await campaigns.recover();
+
+  let url = '';
+  let closed = false;
+  return {
+    app,
+    context,
+    get url() {
+      return url;
+    },
+    generatedTokenFile,
+    async listen() {
+      if (!isLoopback(config.host)) {
+        notice(
+          `soclab serve: listening on ${config.host} (not loopback): bearer tokens cross the network in clear ` +
+            'unless a TLS proxy sits in front',
+        );
+      }
+      const address = await app.listen({ host: config.host, port: config.port });
+      url = address.replace('[::1]', '[::1]');
+      return url;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await campaigns.close();
+      await app.close();
+      await approvalWrites;
+      await evidence.close();
+    },
+  };
+}

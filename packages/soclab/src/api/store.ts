@@ -1,0 +1,338 @@
+import type { Kysely } from 'kysely';
+import type { EvidenceDatabase } from '../evidence/database.js';
+import type { SqlEvidenceStore } from '../evidence/store.js';
+
+/**
+ * The API's own tables, next to the evidence chain in the same database (SQLite file or PostgreSQL): campaigns
+ * with their status, progress and results, and the human approvals inbox's history. JSON is stored as text so the
+ * same queries run on both dialects.
+ */
+
+export const CAMPAIGN_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+export const APPROVAL_OUTCOMES = ['pending', 'approved', 'rejected', 'expired', 'cancelled', 'interrupted'] as const;
+export type ApprovalOutcome = (typeof APPROVAL_OUTCOMES)[number];
+
+type CampaignsTable = {
+  campaign_id: string;
+  status: string;
+  owner: string;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  request: string;
+  progress: string;
+  error: string | null;
+  summary: string | null;
+  result: string | null;
+  run_dir: string | null;
+};
+
+type ApprovalsTable = {
+  approval_id: string;
+  campaign_id: string | null;
+  run_id: string;
+  scenario_id: string;
+  proposal_id: string;
+  tool_name: string;
+  arguments: string;
+  reason_codes: string;
+  requested_at: string;
+  deadline: string;
+  outcome: string;
+  approver_id: string | null;
+  reason: string | null;
+  decided_at: string | null;
+};
+
+type ApiTables = {
+  api_campaigns: CampaignsTable;
+  api_approvals: ApprovalsTable;
+};
+
+type ApiDb = Kysely<EvidenceDatabase & ApiTables>;
+
+export interface CampaignRow {
+  campaign_id: string;
+  status: CampaignStatus;
+  owner: string;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  request: Record<string, unknown>;
+  progress: Record<string, unknown>;
+  error: string | null;
+  summary: Record<string, unknown> | null;
+  run_dir: string | null;
+}
+
+export interface ApprovalRow {
+  approval_id: string;
+  campaign_id: string | null;
+  run_id: string;
+  scenario_id: string;
+  proposal_id: string;
+  tool_name: string;
+  arguments: Record<string, unknown>;
+  reason_codes: string[];
+  requested_at: string;
+  deadline: string;
+  outcome: ApprovalOutcome;
+  approver_id: string | null;
+  reason: string | null;
+  decided_at: string | null;
+}
+
+const json = (value: unknown): string => JSON.stringify(value);
+const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+function toCampaign(r: CampaignsTable): CampaignRow {
+  return {
+    campaign_id: r.campaign_id,
+    status: r.status as CampaignStatus,
+    owner: r.owner,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    request: parse<Record<string, unknown>>(r.request) ?? {},
+    progress: parse<Record<string, unknown>>(r.progress) ?? {},
+    error: r.error,
+    summary: parse<Record<string, unknown>>(r.summary),
+    run_dir: r.run_dir,
+  };
+}
+
+function toApproval(r: ApprovalsTable): ApprovalRow {
+  return {
+    ...r,
+    outcome: r.outcome as ApprovalOutcome,
+    arguments: parse<Record<string, unknown>>(r.arguments) ?? {},
+    reason_codes: parse<string[]>(r.reason_codes) ?? [],
+  };
+}
+
+const CAMPAIGN_LIST_COLUMNS = [
+  'campaign_id',
+  'status',
+  'owner',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'finished_at',
+  'request',
+  'progress',
+  'error',
+  'summary',
+  'run_dir',
+] as const;
+
+export class ApiStore {
+  private readonly db: ApiDb;
+
+  private constructor(readonly evidence: SqlEvidenceStore) {
+    this.db = evidence.db.withTables<ApiTables>();
+  }
+
+  /** Open the API tables in the evidence store's database (created when missing). */
+  static async open(evidence: SqlEvidenceStore): Promise<ApiStore> {
+    const store = new ApiStore(evidence);
+    await store.migrate();
+    return store;
+  }
+
+  private async migrate(): Promise<void> {
+    await this.db.schema
+      .createTable('api_campaigns')
+      .ifNotExists()
+      .addColumn('campaign_id', 'varchar(64)', (c) => c.primaryKey())
+      .addColumn('status', 'varchar(16)', (c) => c.notNull())
+      .addColumn('owner', 'varchar(64)', (c) => c.notNull())
+      .addColumn('created_at', 'varchar(40)', (c) => c.notNull())
+      .addColumn('updated_at', 'varchar(40)', (c) => c.notNull())
+      .addColumn('started_at', 'varchar(40)')
+      .addColumn('finished_at', 'varchar(40)')
+      .addColumn('request', 'text', (c) => c.notNull())
+      .addColumn('progress', 'text', (c) => c.notNull())
+      .addColumn('error', 'text')
+      .addColumn('summary', 'text')
+      .addColumn('result', 'text')
+      .addColumn('run_dir', 'text')
+      .execute();
+    await this.db.schema
+      .createIndex('api_campaigns_created')
+      .ifNotExists()
+      .on('api_campaigns')
+      .column('created_at')
+      .execute();
+    await this.db.schema
+      .createTable('api_approvals')
+      .ifNotExists()
+      .addColumn('approval_id', 'varchar(64)', (c) => c.primaryKey())
+      .addColumn('campaign_id', 'varchar(64)')
+      .addColumn('run_id', 'varchar(128)', (c) => c.notNull())
+      .addColumn('scenario_id', 'varchar(32)', (c) => c.notNull())
+      .addColumn('proposal_id', 'varchar(64)', (c) => c.notNull())
+      .addColumn('tool_name', 'varchar(120)', (c) => c.notNull())
+      .addColumn('arguments', 'text', (c) => c.notNull())
+      .addColumn('reason_codes', 'text', (c) => c.notNull())
+      .addColumn('requested_at', 'varchar(40)', (c) => c.notNull())
+      .addColumn('deadline', 'varchar(40)', (c) => c.notNull())
+      .addColumn('outcome', 'varchar(16)', (c) => c.notNull())
+      .addColumn('approver_id', 'varchar(64)')
+      .addColumn('reason', 'text')
+      .addColumn('decided_at', 'varchar(40)')
+      .execute();
+  }
+
+  // --- campaigns ---
+
+  async insertCampaign(row: {
+    campaign_id: string;
+    owner: string;
+    request: Record<string, unknown>;
+    progress: Record<string, unknown>;
+    created_at: string;
+  }): Promise<void> {
+    await this.db
+      .insertInto('api_campaigns')
+      .values({
+        campaign_id: row.campaign_id,
+        status: 'queued',
+        owner: row.owner,
+        created_at: row.created_at,
+        updated_at: row.created_at,
+        started_at: null,
+        finished_at: null,
+        request: json(row.request),
+        progress: json(row.progress),
+        error: null,
+        summary: null,
+        result: null,
+        run_dir: null,
+      })
+      .execute();
+  }
+
+  async updateCampaign(
+    campaignId: string,
+    patch: Partial<{
+      status: CampaignStatus;
+      started_at: string | null;
+      finished_at: string | null;
+      progress: Record<string, unknown>;
+      error: string | null;
+      summary: Record<string, unknown> | null;
+      result: unknown;
+      run_dir: string | null;
+    }>,
+  ): Promise<void> {
+    const values: Partial<CampaignsTable> = { updated_at: new Date().toISOString() };
+    if (patch.status !== undefined) values.status = patch.status;
+    if (patch.started_at !== undefined) values.started_at = patch.started_at;
+    if (patch.finished_at !== undefined) values.finished_at = patch.finished_at;
+    if (patch.progress !== undefined) values.progress = json(patch.progress);
+    if (patch.error !== undefined) values.error = patch.error;
+    if (patch.summary !== undefined) values.summary = patch.summary === null ? null : json(patch.summary);
+    if (patch.result !== undefined) values.result = patch.result === null ? null : json(patch.result);
+    if (patch.run_dir !== undefined) values.run_dir = patch.run_dir;
+    await this.db.updateTable('api_campaigns').set(values).where('campaign_id', '=', campaignId).execute();
+  }
+
+  async getCampaign(campaignId: string): Promise<CampaignRow | null> {
+    const row = await this.db
+      .selectFrom('api_campaigns')
+      .select(CAMPAIGN_LIST_COLUMNS)
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirst();
+    return row ? toCampaign({ ...row, result: null }) : null;
+  }
+
+  /** The stored result (the campaign run: info, corpus, records, assessment), or null. */
+  async campaignResult<T>(campaignId: string): Promise<T | null> {
+    const row = await this.db
+      .selectFrom('api_campaigns')
+      .select('result')
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirst();
+    return row ? parse<T>(row.result) : null;
+  }
+
+  /** Campaigns, newest first. */
+  async listCampaigns(options: { limit: number; offset: number; status?: CampaignStatus }): Promise<CampaignRow[]> {
+    let q = this.db.selectFrom('api_campaigns').select(CAMPAIGN_LIST_COLUMNS);
+    if (options.status) q = q.where('status', '=', options.status);
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('campaign_id', 'desc')
+      .limit(options.limit)
+      .offset(options.offset)
+      .execute();
+    return rows.map((r) => toCampaign({ ...r, result: null }));
+  }
+
+  async campaignsWithStatus(statuses: readonly CampaignStatus[]): Promise<CampaignRow[]> {
+    const rows = await this.db
+      .selectFrom('api_campaigns')
+      .select(CAMPAIGN_LIST_COLUMNS)
+      .where('status', 'in', [...statuses])
+      .orderBy('created_at', 'asc')
+      .execute();
+    return rows.map((r) => toCampaign({ ...r, result: null }));
+  }
+
+  // --- approvals ---
+
+  async insertApproval(row: ApprovalRow): Promise<void> {
+    await this.db
+      .insertInto('api_approvals')
+      .values({
+        ...row,
+        arguments: json(row.arguments),
+        reason_codes: json(row.reason_codes),
+      })
+      .execute();
+  }
+
+  async settleApproval(
+    approvalId: string,
+    patch: { outcome: ApprovalOutcome; approver_id: string | null; reason: string | null; decided_at: string },
+  ): Promise<void> {
+    await this.db.updateTable('api_approvals').set(patch).where('approval_id', '=', approvalId).execute();
+  }
+
+  async getApproval(approvalId: string): Promise<ApprovalRow | null> {
+    const row = await this.db
+      .selectFrom('api_approvals')
+      .selectAll()
+      .where('approval_id', '=', approvalId)
+      .executeTakeFirst();
+    return row ? toApproval(row) : null;
+  }
+
+  /** Settled approvals, newest decision first. */
+  async approvalHistory(options: { limit: number; offset: number; campaign_id?: string }): Promise<ApprovalRow[]> {
+    let q = this.db.selectFrom('api_approvals').selectAll().where('outcome', '!=', 'pending');
+    if (options.campaign_id) q = q.where('campaign_id', '=', options.campaign_id);
+    const rows = await q
+      .orderBy('decided_at', 'desc')
+      .orderBy('approval_id', 'asc')
+      .limit(options.limit)
+      .offset(options.offset)
+      .execute();
+    return rows.map(toApproval);
+  }
+
+  /** Requests left pending by a previous server process: their runs are gone. */
+  async interruptPendingApprovals(at: string): Promise<number> {
+    const r = await this.db
+      .updateTable('api_approvals')
+      .set({ outcome: 'interrupted', decided_at: at, reason: 'the server stopped while the run was waiting' })
+      .where('outcome', '=', 'pending')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+}

@@ -1,0 +1,75 @@
+import type { Command } from '@commander-js/extra-typings';
+import { CliError, EXIT } from '../common.js';
+
+const port = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new CliError(`--port must be 0..65535 (got '${value}')`);
+  return n;
+};
+
+/**
+ * `soclab serve`: the HTTP API (/api/v1, OpenAPI at /api/openapi.json, docs at /api/docs) and the web console.
+ * Binds 127.0.0.1 unless told otherwise. Stops cleanly on SIGINT/SIGTERM (running campaigns are marked failed).
+ */
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the HTTP API and the web console (campaigns, approvals inbox, evidence replay)')
+    .option('--port <n>', 'port to listen on (default 8780; 0 picks a free one)', port)
+    .option('--host <addr>', 'interface to bind (default 127.0.0.1)')
+    .option('--config <file>', 'server configuration (JSON or YAML): tokens, data_dir, database_url, limits')
+    .option('--data-dir <dir>', 'where the database, campaign run folders and a generated token live')
+    .option('--log', 'log requests to stderr')
+    .addHelpText(
+      'after',
+      '\nTokens: `tokens` in --config, or SOCLAB_API_TOKENS="name:role:token,..." (roles viewer, operator, approver,\n' +
+        'admin). With none configured, an admin token is generated into <data_dir>/api-token (mode 600).\n' +
+        'Database: SQLite <data_dir>/soclab.sqlite by default; SOCLAB_DATABASE_URL=postgres://... for PostgreSQL.',
+    )
+    .action(async (opts) => {
+      const { loadServerConfig, ServerConfigError } = await import('../../api/config.js');
+      const { createApiServer } = await import('../../api/server.js');
+      let config: ReturnType<typeof loadServerConfig>;
+      try {
+        config = loadServerConfig({
+          file: opts.config,
+          overrides: { port: opts.port, host: opts.host, data_dir: opts.dataDir, log: opts.log ? true : undefined },
+        });
+      } catch (error) {
+        if (error instanceof ServerConfigError) throw new CliError(error.message, EXIT.usage);
+        throw error;
+      }
+      const server = await createApiServer({ config });
+      let url: string;
+      try {
+        url = await server.listen();
+      } catch (error) {
+        await server.close();
+        const e = error as NodeJS.ErrnoException;
+        if (e.code === 'EADDRINUSE') throw new CliError(`port ${config.port} is in use; choose another --port`);
+        if (e.code === 'EADDRNOTAVAIL') throw new CliError(`cannot bind ${config.host}: no such local address`);
+        throw error;
+      }
+      const where = server.context.evidence.location;
+      process.stderr.write(`soclab serve: listening on ${url}\n`);
+      process.stderr.write(
+        `  console  ${url}/\n  API      ${url}/api/v1  (docs ${url}/api/docs)\n  store    ${where}\n`,
+      );
+      if (server.generatedTokenFile) {
+        process.stderr.write(`  token    no tokens configured: an admin token is in ${server.generatedTokenFile}\n`);
+      }
+      // Machine-readable line for scripts and tests: the first stdout line is the URL.
+      process.stdout.write(`${url}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      process.stderr.write('soclab serve: stopping\n');
+      await server.close();
+    });
+}
