@@ -259,7 +259,7 @@ export class WorkerHost {
         };
         active.processed++;
         // Results go back through Redis: scrub this machine's secrets first.
-        return JSON.parse(scrub(JSON.stringify(result)));
+        return suite.redactor.size > 0 ? JSON.parse(scrub(JSON.stringify(result))) : result;
       };
 
       const { Worker } = await import('bullmq');
