@@ -28,7 +28,11 @@ export function comparisonMarkdown(c: ExperimentComparison, options: ComparisonM
   const perList = options.maxCasesPerList ?? 25;
   const out: string[] = [];
   const gate = c.gate;
-  out.push(`## Agent comparison: ${markdownCell(c.baseline_name, 80)} → ${markdownCell(c.candidate_name, 80)}`, '');
+  const title =
+    c.baseline_name === c.candidate_name
+      ? `${markdownCell(c.candidate_name, 80)}: \`${markdownCell(c.baseline_id, 40)}\` → \`${markdownCell(c.candidate_id, 40)}\``
+      : `${markdownCell(c.baseline_name, 80)} → ${markdownCell(c.candidate_name, 80)}`;
+  out.push(`## Agent comparison: ${title}`, '');
   const rule =
     gate.mode === 'strict'
       ? 'strict: point estimates'

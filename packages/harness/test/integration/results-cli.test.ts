@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 
 // The built CLI (`npm test` builds it in pretest; run `npx tsc -b packages/models packages/harness` by hand).
 const BIN = resolve(__dirname, '../../bin/harness.js');
@@ -162,5 +163,20 @@ describe('harness export (built CLI)', () => {
     const option = harness(['export', 'big', '--format', 'csv', '--option', 'delimiter=";;"']);
     expect(option.code).toBe(2);
     expect(option.stderr).toContain('csv reporter option delimiter');
+  });
+});
+
+describe('the CI example in docs', () => {
+  it('uses only commands and options the CLI has', () => {
+    const file = resolve(__dirname, '../../../../docs/examples/github-actions-agent-eval.yml');
+    const workflow = parseYaml(readFileSync(file, 'utf8')) as { jobs: { eval: { steps: Array<{ run?: string }> } } };
+    const commands = workflow.jobs.eval.steps
+      .flatMap((s) => (s.run ?? '').split('\n'))
+      .flatMap((line) => [...line.matchAll(/npx harness (\w+)([^\n&;|)]*)/g)]);
+    expect(commands.map((m) => m[1]).sort()).toEqual(['compare', 'run', 'run']);
+    for (const [, command, rest] of commands) {
+      const help = harness([command, '--help']).stdout;
+      for (const option of rest.match(/--[a-z-]+/g) ?? []) expect(help, `${command} ${option}`).toContain(option);
+    }
   });
 });
