@@ -23,7 +23,11 @@ const CHROMIUM_FLAGS = [
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.CHROMIUM_PATH?.trim();
   if (configured) {
-    if (!existsSync(configured)) throw new PdfSupportError(`CHROMIUM_PATH=${configured} does not exist`);
+    if (!existsSync(configured)) {
+      throw new PdfSupportError(
+        `CHROMIUM_PATH=${configured} does not exist; install the Debian package \`chromium\` (sudo apt-get install chromium) or point CHROMIUM_PATH at a Chromium binary`,
+      );
+    }
     return configured;
   }
   for (const name of ['chromium', 'chromium-browser']) {
