@@ -8,7 +8,7 @@ import type { AttackScenario } from '../contracts/scenarios.js';
 import type { ApprovalInbox } from '../control/approval-inbox.js';
 import { parseApproverMode } from '../control/approver.js';
 import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
-import type { SqlEvidenceStore } from '../evidence/store.js';
+import type { EvidenceStore, SqlEvidenceStore } from '../evidence/store.js';
 import { checkProviderSelection, isLiveProvider, soclabProviderRegistry } from '../providers/registry.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import type { CampaignCreate, CampaignProgress, CampaignSummaryRow, CampaignView } from './schemas.js';
@@ -88,6 +88,44 @@ export function summaryOf(run: Pick<CampaignRun, 'info' | 'assessment' | 'record
     chains_valid: run.records.every((r) => r.evidence.chain.valid),
     policy_version: run.info.policy_version,
     errors: run.info.errors.length,
+  };
+}
+
+const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The server's evidence store as seen by campaign runs: every write and read first yields to the event loop.
+ * Scripted runs are CPU-bound with few real awaits, so without this a running campaign would hold every HTTP
+ * request (progress polls, approvals) until it finished. The server owns the store: `close` does nothing.
+ */
+function yieldingStore(store: SqlEvidenceStore): EvidenceStore {
+  return {
+    get location() {
+      return store.location;
+    },
+    async append(runId, event) {
+      await nextTick();
+      return store.append(runId, event);
+    },
+    async appendMany(runId, events) {
+      await nextTick();
+      return store.appendMany(runId, events);
+    },
+    async events(runId) {
+      await nextTick();
+      return store.events(runId);
+    },
+    async rows(runId) {
+      await nextTick();
+      return store.rows(runId);
+    },
+    async verify(runId) {
+      await nextTick();
+      return store.verify(runId);
+    },
+    runIds: () => store.runIds(),
+    rootHash: (runId) => store.rootHash(runId),
+    close: async () => undefined,
   };
 }
 
@@ -272,7 +310,7 @@ export class CampaignService {
         {
           signal,
           runDir,
-          evidence: this.options.evidence,
+          evidence: yieldingStore(this.options.evidence),
           corpus: this.corpus,
           providerFactory: this.options.providerFactory,
           approvalService: human
