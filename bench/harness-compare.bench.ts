@@ -148,15 +148,15 @@ await writeRun(join(out, 'cand'), 'cand', () => 0.78, 0.05);
 console.log(`generated 2 x ${N.toLocaleString('en-US')} results in ${Math.round(performance.now() - g0)} ms`);
 
 /** Wall clock (s), peak RSS (MB) and exit code of a command, via GNU time. */
-function timed(args: string[]): { seconds: number; mb: number; code: number | null } {
-  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %M', ...args], {
+function timed(args: string[]): { seconds: number; cpu: number; mb: number; code: number | null } {
+  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %e %M %U %S', ...args], {
     cwd: root,
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const m = /TIME ([\d.]+) (\d+)/.exec(r.stderr ?? '');
+  const m = /TIME ([\d.]+) (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr ?? '');
   if (!m) throw new Error(`no timing in: ${r.stderr}`);
-  return { seconds: Number(m[1]), mb: Number(m[2]) / 1024, code: r.status };
+  return { seconds: Number(m[1]), mb: Number(m[2]) / 1024, cpu: Number(m[3]) + Number(m[4]), code: r.status };
 }
 
 const readFloor = `
@@ -194,3 +194,7 @@ console.log(
   `harness compare 2 x ${N.toLocaleString('en-US')} cases: ${median.seconds.toFixed(2)} s (median of 3; ${(median.seconds / floor.seconds).toFixed(1)}x the parse floor)  target <= 3 s  ${median.seconds <= 3 ? 'OK' : 'MISSED'}`,
 );
 console.log(`peak RSS: ${peak.toFixed(0)} MB  target <= 300 MB  ${peak <= 300 ? 'OK' : 'MISSED'}`);
+const { loadavg } = await import('node:os');
+console.log(
+  `CPU time of that compare: ${median.cpu.toFixed(2)} s (user + sys; what the wall clock approaches on an idle machine); load average ${loadavg()[0].toFixed(1)}`,
+);
