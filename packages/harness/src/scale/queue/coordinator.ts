@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AgentOutput } from '../../core/agent.js';
-import { resultKey, TestCaseResult } from '../../core/result.js';
+import { CaseStatus, resultKey, type TestCaseResult } from '../../core/result.js';
 import { type ResultLocation, sortLocations } from '../../runner/journal.js';
 import type { RunExecution, RunExecutor, RunOutcome, RunProgress } from '../../runner/runner.js';
 import {
@@ -121,15 +121,9 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     const key = pending.get(jobId);
     if (!key) return;
     const raw = typeof value === 'string' ? parseJson(value) : value;
-    const parsed = TestCaseResult.safeParse(raw);
-    if (parsed.success) record(jobId, parsed.data);
-    else {
-      const issue = parsed.error.issues[0];
-      record(
-        jobId,
-        errorResult(key, `a worker returned an invalid result (${issue.path.join('.')}: ${issue.message})`, 1),
-      );
-    }
+    const problem = resultProblem(raw);
+    if (problem === null) record(jobId, raw as TestCaseResult);
+    else record(jobId, errorResult(key, `a worker returned an invalid result (${problem})`, 1));
   };
 
   const recordFailure = async (jobId: string) => {
@@ -301,6 +295,27 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     progress,
     retriesUsed: 0,
   };
+}
+
+const STATUSES: ReadonlySet<string> = new Set(CaseStatus.options);
+
+/**
+ * A shape check of a worker's result (workers are harness processes building results with the runner's
+ * own code, so a full schema parse per result would only cost time): null when usable, else what is wrong.
+ */
+export function resultProblem(raw: unknown): string | null {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return 'not an object';
+  const r = raw as Record<string, unknown>;
+  if (typeof r.test_id !== 'string') return 'test_id: expected a string';
+  if (typeof r.status !== 'string' || !STATUSES.has(r.status)) return 'status: expected passed|failed|error|skipped';
+  const out = r.output as Record<string, unknown> | null;
+  if (!out || typeof out !== 'object' || !('output' in out) || !Array.isArray(out.tool_calls)) {
+    return 'output: expected an agent output';
+  }
+  if (!Array.isArray(r.evaluations)) return 'evaluations: expected a list';
+  if (typeof r.score !== 'number' || typeof r.duration !== 'number') return 'score/duration: expected numbers';
+  if (!Array.isArray(r.tags) || !r.metadata || typeof r.metadata !== 'object') return 'tags/metadata missing';
+  return null;
 }
 
 function parseJson(text: string): unknown {

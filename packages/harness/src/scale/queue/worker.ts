@@ -199,15 +199,20 @@ export class WorkerHost {
 
   /** Load the run's suite and agent here, then start a BullMQ Worker on its queue. */
   async #join(record: RunRecord): Promise<void> {
+    const t0 = performance.now();
     const { suite, cleanup } = await this.#loadSuite(record);
     let agent: Agent | undefined;
     try {
+      // Cases are indexed while the worker already fetches jobs (a job waits for the index, not the join).
       const cases = new Map<string, TestCase>();
       const byIndex: TestCase[] = [];
-      for await (const tc of suite.cases()) {
-        cases.set(tc.id, tc);
-        byIndex.push(tc);
-      }
+      const indexed = (async () => {
+        for await (const tc of suite.cases()) {
+          cases.set(tc.id, tc);
+          byIndex.push(tc);
+        }
+      })();
+      indexed.catch(() => {}); // reported by the first job that needs it
       const spec = agentSpec(record, suite);
       const ctx = { baseDir: suite.baseDir, env: process.env };
       const plugin = adapterRegistry.get(spec.adapter);
@@ -238,6 +243,7 @@ export class WorkerHost {
 
       const processor = async (job: Job, _token?: string, signal?: AbortSignal) => {
         const data = JobData.parse(job.data);
+        await indexed;
         const tc = cases.get(data.test_id) ?? byIndex[data.index];
         if (!tc) {
           const { UnrecoverableError } = await import('bullmq');
@@ -283,7 +289,7 @@ export class WorkerHost {
       active.worker = worker;
       this.#active.set(record.run_id, active);
       this.#log(
-        `harness worker ${this.name}: run ${record.run_id} (suite '${record.suite.name}', ${byIndex.length} cases from ${suite.path}) joined`,
+        `harness worker ${this.name}: run ${record.run_id} (suite '${record.suite.name}', ${suite.totalCases} cases from ${suite.path}) joined in ${((performance.now() - t0) / 1000).toFixed(2)} s`,
       );
     } catch (err) {
       await agent?.close?.().catch(() => {});
