@@ -1,0 +1,132 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { StudyResult } from '../../src/campaign/study.js';
+import { findLeaks } from '../../src/control/redaction.js';
+import { type EvidenceStore, openEvidenceStore } from '../../src/evidence/store.js';
+import { renderHtml } from '../../src/reports/render.js';
+import { buildScorecard, readScorecard, reportDate, scorecardJson } from '../../src/reports/scorecard.js';
+import { renderText, summaryLine } from '../../src/reports/text.js';
+import { writeReports } from '../../src/reports/write.js';
+import { smallStudy } from './fixtures.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'soclab-reports-'));
+let evidence: EvidenceStore;
+let study: StudyResult;
+const savedEpoch = process.env.SOURCE_DATE_EPOCH;
+
+beforeAll(async () => {
+  evidence = await openEvidenceStore(':memory:');
+  study = await smallStudy(join(dir, 'study'), evidence);
+});
+afterAll(async () => {
+  await evidence.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(() => {
+  if (savedEpoch === undefined) delete process.env.SOURCE_DATE_EPOCH;
+  else process.env.SOURCE_DATE_EPOCH = savedEpoch;
+});
+
+const read = (p: string) => readFileSync(p, 'utf8');
+const everyReport = () => [
+  study.reports.main.executive,
+  study.reports.main.technical,
+  study.reports.main.scorecard,
+  study.reports.main.summary,
+  study.reports.baseline!.executive,
+  study.reports.baseline!.technical,
+  study.reports.baseline!.scorecard,
+  study.reports.baseline!.summary,
+];
+
+describe('untrusted agent output in reports', () => {
+  it('escapes injected markup: no script element, no live event handler, the text shown as text', () => {
+    for (const file of everyReport().filter((f) => f.endsWith('.html'))) {
+      const html = read(file);
+      expect(html, file).not.toMatch(/<script/i);
+      expect(html, file).not.toMatch(/<img/i);
+      expect(html).toContain('Content-Security-Policy');
+    }
+    const technical = read(study.reports.main.technical);
+    // The argument the model wrote is in the per-scenario table, escaped.
+    expect(technical).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;');
+  });
+
+  it('redacts the canary (literal and base64) from every report, scorecard and summary', () => {
+    const technical = read(study.reports.baseline!.technical);
+    // The hostile argument did carry the canary: it shows up redacted where the arguments are printed.
+    expect(technical).toMatch(/&quot;note&quot;:&quot;\[REDACTED\] \[REDACTED\]&quot;/);
+    for (const file of everyReport()) expect(findLeaks(read(file), { sink: 'report' }), file).toEqual([]);
+    // Baseline evidence did persist canaries: the reports count the leak without copying it.
+    expect(study.scorecards.baseline!.assessment.leakage.runs_with_leak.numerator).toBeGreaterThan(0);
+  });
+});
+
+describe('reproducible reports', () => {
+  it('SOURCE_DATE_EPOCH pins the date, and the same scorecard renders to the same bytes', () => {
+    process.env.SOURCE_DATE_EPOCH = '1788609600';
+    const a = buildScorecard(study.main, { version: '0.1.0' });
+    const b = buildScorecard(study.main, { version: '0.1.0' });
+    expect(a.generated_at).toBe('2026-09-05T12:00:00.000Z');
+    expect(scorecardJson(a)).toBe(scorecardJson(b));
+    for (const kind of ['executive', 'technical', 'onepage'] as const)
+      expect(renderHtml(a, kind)).toBe(renderHtml(b, kind));
+    expect(renderText(a)).toBe(renderText(b));
+    expect(renderHtml(a, 'executive')).toContain('2026-09-05 12:00 UTC');
+    expect(renderText(a)).toContain('Date           2026-09-05 12:00 UTC');
+
+    const one = writeReports(a, join(dir, 'one'));
+    const two = writeReports(b, join(dir, 'two'));
+    for (const key of ['executive', 'technical', 'scorecard', 'summary'] as const) {
+      expect(readFileSync(one[key]).equals(readFileSync(two[key])), key).toBe(true);
+    }
+    // Reading the scorecard back and rendering again gives the report that was written (it is the single source).
+    const reread = readScorecard(one.scorecard);
+    expect(renderHtml(reread, 'executive')).toBe(read(one.executive));
+    expect(renderText(reread)).toBe(read(one.summary));
+  });
+
+  it('rejects a SOURCE_DATE_EPOCH that is not a whole number of seconds', () => {
+    expect(() => reportDate({ SOURCE_DATE_EPOCH: 'yesterday' })).toThrow(/SOURCE_DATE_EPOCH must be an integer/);
+  });
+
+  it('refuses a file that is not a scorecard, naming the field', () => {
+    const bad = join(dir, 'bad.json');
+    const card = JSON.parse(read(study.reports.main.scorecard));
+    card.assessment.composite = 'high';
+    writeFileSync(bad, JSON.stringify(card));
+    expect(() => readScorecard(bad)).toThrow(/bad\.json: not a soclab scorecard \(assessment\.composite:/);
+  });
+});
+
+describe('report content', () => {
+  it('the technical report shows every component with numerator and denominator, every run, decision and chain', () => {
+    const s = study.scorecards.main;
+    const html = read(study.reports.main.technical);
+    for (const f of s.assessment.families) {
+      for (const c of f.components) expect(html).toContain(c.name.replace(/_/g, ' '));
+    }
+    expect(html).toContain('attacks resisted');
+    for (const r of s.runs) expect(html).toContain(r.scenario_id);
+    expect(s.decisions.some((d) => d.type === 'gateway.policy_decision')).toBe(true);
+    expect(html).toContain('gateway.policy_decision');
+    for (const c of s.chains.runs) {
+      expect(html).toContain(c.run_id);
+      expect(html).toContain(c.root_hash!);
+    }
+    expect(html).toContain('Per-scenario outcomes');
+    expect(html).toContain('Authority ladder');
+  });
+
+  it('the protected report carries the control change and the console line follows the origin format', () => {
+    const s = study.scorecards.main;
+    expect(s.comparison?.paired.attack_pairs).toBe(3);
+    expect(summaryLine(s)).toMatch(/^protected: attack success 0%, composite 0\.\d\d, gates none, authority L\d$/);
+    expect(summaryLine(study.scorecards.baseline!)).toMatch(/^baseline : attack success 100%, composite/);
+    const executive = read(study.reports.main.executive);
+    expect(executive).toContain('What the controls changed');
+    expect(executive).toContain('exact McNemar p');
+  });
+});
