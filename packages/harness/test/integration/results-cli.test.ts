@@ -126,6 +126,37 @@ describe('harness compare (built CLI)', () => {
   });
 });
 
+describe('harness compare by stored run id', () => {
+  it('resolves ids (and unique prefixes) through the run index', async () => {
+    const { openStore } = await import('../../src/store/run-store.js');
+    const index = join(work, 'index.sqlite');
+    const store = await openStore({ store: index, runsDir: join(work, 'runs') });
+    const base = await store.indexRun(join(work, 'base'));
+    const big = await store.indexRun(join(work, 'big'));
+    await store.close();
+    const r = harness([
+      'compare',
+      base.id,
+      big.id.slice(0, 12),
+      '--store',
+      index,
+      '--format',
+      'json',
+      '--fail-on-regression',
+    ]);
+    expect(r.code, r.stderr).toBe(1);
+    const json = JSON.parse(r.stdout);
+    expect(json.baseline_id).toBe(base.id);
+    expect(json.candidate_id).toBe(big.id);
+    const unknown = harness(['compare', base.id, 'no-such-id', '--store', index]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("run not found: 'no-such-id'");
+    const exported = harness(['export', base.id, '--store', index, '--format', 'csv']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout.split('\r\n').filter(Boolean)).toHaveLength(51);
+  });
+});
+
 describe('harness export (built CLI)', () => {
   it('re-renders a run folder as JUnit with the right counts', () => {
     const r = harness(['export', 'big', '--format', 'junit', '--out', 'out/junit.xml']);
