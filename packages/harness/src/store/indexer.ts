@@ -85,11 +85,14 @@ interface Positioned {
 
 async function deleteCaseKeys(db: Db, id: string, results: readonly TestCaseResult[]): Promise<void> {
   if (results.length === 0) return;
+  // Row-value IN over a VALUES list: portable (SQLite needs a subquery on the right) and index-friendly.
+  // The CAST keeps PostgreSQL from typing the repeat parameters as text.
+  const keys = sql.join(results.map((r) => sql`(${r.test_id}, cast(${r.repeat} as integer))`));
   for (const table of ['case_tags', 'case_evaluations', 'case_results'] as const) {
     await db
       .deleteFrom(table)
       .where('experiment_id', '=', id)
-      .where((eb) => eb.or(results.map((r) => eb.and([eb('test_id', '=', r.test_id), eb('repeat', '=', r.repeat)]))))
+      .where(sql<boolean>`(test_id, ${sql.ref('repeat')}) in (values ${keys})`)
       .execute();
   }
 }
@@ -139,9 +142,20 @@ async function insertResults(db: Db, codec: JsonCodec, id: string, positioned: r
       test_id: codec.text(r.test_id),
       repeat: r.repeat,
       tag: codec.text(tag),
+      passed: r.status === 'passed' ? 1 : 0,
     })),
   );
   for (const part of chunks(tags, CHILD_BATCH)) await db.insertInto('case_tags').values(part).execute();
+}
+
+/**
+ * PostgreSQL plans from table statistics that a fresh bulk load does not have yet (autovacuum analyzes
+ * later, asynchronously); without them the case grid's filtered queries pick poor plans. SQLite's planner
+ * needs no statistics for these queries.
+ */
+async function analyzeAfterBulk(ctx: StoreContext, written: number): Promise<void> {
+  if (ctx.codec.dialect !== 'postgres' || written < 5000) return;
+  await sql`analyze case_results, case_evaluations, case_tags`.execute(ctx.db);
 }
 
 /** Keep the last result per key within a batch (the journal's "last wins" rule). */
@@ -255,6 +269,7 @@ async function indexExperimentFile(ctx: StoreContext, source: RunSource, file: s
     await writeMetrics(trx, ctx.codec, header.id, header.metrics);
     await refreshCounters(trx, header.id);
   });
+  await analyzeAfterBulk(ctx, unique.length);
   return {
     id: header.id,
     location: source.location,
@@ -323,6 +338,7 @@ async function indexJournalFull(ctx: StoreContext, source: RunSource, journal: s
     await trx.updateTable('experiments').set({ journal_offset: offset }).where('id', '=', h.id).execute();
     await refreshCounters(trx, h.id);
   });
+  await analyzeAfterBulk(ctx, written);
   if (!header) {
     // A journal without a header: fall back to the experiment file, else it is not (yet) a run.
     if (source.experiment) return indexExperimentFile(ctx, source, source.experiment);

@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { StoreDialect } from './json.js';
 
 /** Name of the table where Kysely's Migrator records applied migrations. */
@@ -137,6 +137,37 @@ function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
         for (const t of ['metric_values', 'case_tags', 'case_evaluations', 'case_results', 'experiments']) {
           await db.schema.dropTable(t).ifExists().execute();
         }
+      },
+    },
+    // Covering indexes so the run page's aggregates (per-evaluator and per-tag pass counts) and the case
+    // grid's default order are answered from indexes alone; case_tags learns whether its case passed.
+    '0002_covering_indexes': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable('case_tags')
+          .addColumn('passed', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute();
+        await sql`update case_tags set passed = coalesce((select case when c.status = 'passed' then 1 else 0 end
+          from case_results c where c.experiment_id = case_tags.experiment_id and c.test_id = case_tags.test_id
+          and c.${sql.ref('repeat')} = case_tags.${sql.ref('repeat')}), 0)`.execute(db);
+        await db.schema.dropIndex('case_tags_tag').execute();
+        await db.schema
+          .createIndex('case_tags_tag')
+          .on('case_tags')
+          .columns(['experiment_id', 'tag', 'passed', 'test_id', 'repeat'])
+          .execute();
+        await db.schema.dropIndex('case_evaluations_evaluator').execute();
+        await db.schema
+          .createIndex('case_evaluations_evaluator')
+          .on('case_evaluations')
+          .columns(['experiment_id', 'evaluator', 'passed', 'error', 'score', 'test_id', 'repeat'])
+          .execute();
+        await db.schema.dropIndex('case_results_seq').execute();
+        await db.schema
+          .createIndex('case_results_seq')
+          .on('case_results')
+          .columns(['experiment_id', 'seq', 'test_id', 'repeat'])
+          .execute();
       },
     },
   };

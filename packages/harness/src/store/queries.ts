@@ -203,21 +203,11 @@ export async function getRun(ctx: StoreContext, ref: string): Promise<RunDetail>
     .orderBy('evaluator')
     .execute();
   const tags = await ctx.db
-    .selectFrom('case_tags as t')
-    .innerJoin('case_results as c', (j) =>
-      j
-        .onRef('c.experiment_id', '=', 't.experiment_id')
-        .onRef('c.test_id', '=', 't.test_id')
-        .onRef('c.repeat', '=', 't.repeat'),
-    )
-    .where('t.experiment_id', '=', id)
-    .groupBy('t.tag')
-    .select((eb) => [
-      't.tag',
-      eb.fn.countAll<number>().as('cases'),
-      sql<number>`sum(case when c.status = 'passed' then 1 else 0 end)`.as('passed'),
-    ])
-    .orderBy('t.tag')
+    .selectFrom('case_tags')
+    .where('experiment_id', '=', id)
+    .groupBy('tag')
+    .select((eb) => ['tag', eb.fn.countAll<number>().as('cases'), eb.fn.sum<number>('passed').as('passed')])
+    .orderBy('tag')
     .execute();
   const { header, ...summary } = row;
   return {
@@ -256,17 +246,19 @@ export async function listCases(ctx: StoreContext, runId: string, filter: CaseFi
   const offset = Math.max(0, filter.offset ?? 0);
   let q = ctx.db.selectFrom('case_results as c').where('c.experiment_id', '=', runId);
   if (filter.status && filter.status.length > 0) q = q.where('c.status', 'in', [...filter.status]);
+  // Semi-joins as IN (subquery): the set is built once, where a correlated EXISTS would probe per row.
   if (filter.tag) {
     const tag = filter.tag;
     q = q.where((eb) =>
-      eb.exists(
+      eb(
+        eb.refTuple('c.test_id', 'c.repeat'),
+        'in',
         eb
           .selectFrom('case_tags as t')
-          .select('t.tag')
-          .whereRef('t.experiment_id', '=', 'c.experiment_id')
-          .whereRef('t.test_id', '=', 'c.test_id')
-          .whereRef('t.repeat', '=', 'c.repeat')
-          .where('t.tag', '=', tag),
+          .select(['t.test_id', 't.repeat'])
+          .where('t.experiment_id', '=', runId)
+          .where('t.tag', '=', tag)
+          .$asTuple('test_id', 'repeat'),
       ),
     );
   }
@@ -276,13 +268,11 @@ export async function listCases(ctx: StoreContext, runId: string, filter: CaseFi
     q = q.where((eb) => {
       let sub = eb
         .selectFrom('case_evaluations as e')
-        .select('e.idx')
-        .whereRef('e.experiment_id', '=', 'c.experiment_id')
-        .whereRef('e.test_id', '=', 'c.test_id')
-        .whereRef('e.repeat', '=', 'c.repeat')
+        .select(['e.test_id', 'e.repeat'])
+        .where('e.experiment_id', '=', runId)
         .where('e.evaluator', '=', evaluator);
       if (passed !== undefined) sub = sub.where('e.passed', '=', passed ? 1 : 0);
-      return eb.exists(sub);
+      return eb(eb.refTuple('c.test_id', 'c.repeat'), 'in', sub.$asTuple('test_id', 'repeat'));
     });
   }
   if (filter.q) {
@@ -295,7 +285,9 @@ export async function listCases(ctx: StoreContext, runId: string, filter: CaseFi
     );
   }
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  let ordered = q.select(['c.test_id', 'c.repeat', 'c.result']);
+  // Deferred join: page through keys only (index-covered for the default order), then fetch the JSON of
+  // the rows on the page. A deep OFFSET then never reads the result documents it skips.
+  let ordered = q.select(['c.test_id', 'c.repeat']);
   switch (filter.sort ?? 'seq') {
     case 'score':
       ordered = ordered.orderBy('c.score', 'asc');
@@ -320,27 +312,42 @@ export async function listCases(ctx: StoreContext, runId: string, filter: CaseFi
     .limit(limit)
     .offset(offset)
     .execute();
-  const items = rows.map((row): CaseSummary => {
-    const r = ctx.codec.decode<TestCaseResult>(row.result);
-    return {
-      test_id: r.test_id,
-      repeat: r.repeat,
-      test_name: r.test_name,
-      status: r.status,
-      score: r.score,
-      duration: r.duration,
-      attempts: r.attempts,
-      cost: r.output.cost ?? null,
-      error: r.output.error ?? null,
-      tags: r.tags,
-      evaluations: r.evaluations.map((e) => ({
-        evaluator: e.evaluator,
-        score: e.score,
-        passed: e.passed,
-        error: e.error,
-      })),
-      output_preview: previewOf(r),
-    };
+  const docs = new Map<string, unknown>();
+  if (rows.length > 0) {
+    const keys = sql.join(rows.map((r) => sql`(${r.test_id}, cast(${r.repeat} as integer))`));
+    const found = await ctx.db
+      .selectFrom('case_results')
+      .where('experiment_id', '=', runId)
+      .where(sql<boolean>`(test_id, ${sql.ref('repeat')}) in (values ${keys})`)
+      .select(['test_id', 'repeat', 'result'])
+      .execute();
+    for (const f of found) docs.set(`${f.test_id}#${f.repeat}`, f.result);
+  }
+  const items = rows.flatMap((row): CaseSummary[] => {
+    const doc = docs.get(`${row.test_id}#${row.repeat}`);
+    if (doc === undefined) return []; // removed between the two reads
+    const r = ctx.codec.decode<TestCaseResult>(doc);
+    return [
+      {
+        test_id: r.test_id,
+        repeat: r.repeat,
+        test_name: r.test_name,
+        status: r.status,
+        score: r.score,
+        duration: r.duration,
+        attempts: r.attempts,
+        cost: r.output.cost ?? null,
+        error: r.output.error ?? null,
+        tags: r.tags,
+        evaluations: r.evaluations.map((e) => ({
+          evaluator: e.evaluator,
+          score: e.score,
+          passed: e.passed,
+          error: e.error,
+        })),
+        output_preview: previewOf(r),
+      },
+    ];
   });
   return { total: Number(total.n), offset, limit, items };
 }

@@ -83,6 +83,8 @@ export interface CaseTagsTable {
   test_id: string;
   repeat: number;
   tag: string;
+  /** 1 when the tagged case passed (copied from case_results so tag stats need no join). */
+  passed: number;
 }
 
 export interface MetricValuesTable {
