@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -285,6 +285,54 @@ if (!redis.available && process.env.CI) {
       expect(dist.metrics).toEqual(local.metrics);
       expect(comparable(dist.results)).toEqual(comparable(local.results));
 
+      worker.kill('SIGTERM');
+      expect(await exited(worker)).toBe(0);
+    });
+
+    it('transient agent errors are retried through BullMQ attempts; a worker without the suite file uses the carried suite', async () => {
+      const d = mkdtempSync(join(tmpdir(), 'aeh-queue-'));
+      const flaky = join(root, 'packages/harness/test/fixtures/scale/flaky-agent.mjs');
+      const cases = Array.from({ length: 6 }, (_, i) => `  - { id: f${i}, input: 'f${i}' }`);
+      writeFileSync(
+        join(d, 'flaky.yaml'),
+        [
+          'version: "1.0"',
+          'name: queue-flaky',
+          `agent: { adapter: module, options: { module: "${flaky}#run" } }`,
+          'evaluators: [{ name: contains, options: { value: ok } }]',
+          'metrics: [success_rate]',
+          'tests:',
+          ...cases,
+        ].join('\n'),
+      );
+      const coordinator = start(
+        ['run', join(d, 'flaky.yaml'), '--queue', url, '--out', join(d, 'run'), '--format', 'json', '--no-index'],
+        d,
+        {},
+      );
+      // Once the run is registered, the suite file disappears: the worker (elsewhere) must use the carried text.
+      const { Redis } = await import('ioredis');
+      const c = new Redis(url);
+      await waitFor('the run registration', () => existsSync(join(d, 'run', 'journal.jsonl')));
+      let registered = false;
+      for (let i = 0; i < 200 && !registered; i++) {
+        const entries = Object.values(await c.hgetall('harness:runs'));
+        registered = entries.some((e) => e.includes('queue-flaky'));
+        if (!registered) await new Promise((r) => setTimeout(r, 50));
+      }
+      c.disconnect();
+      expect(registered).toBe(true);
+      rmSync(join(d, 'flaky.yaml'));
+      const elsewhere = mkdtempSync(join(tmpdir(), 'aeh-worker-'));
+      const worker = start(workerArgs(url, 4), elsewhere, {});
+
+      expect(await exited(coordinator)).toBe(0);
+      const results = journalResults(join(d, 'run'));
+      expect(results.length).toBe(6);
+      for (const r of results) {
+        expect(r.status).toBe('passed');
+        expect(r.attempts).toBe(2);
+      }
       worker.kill('SIGTERM');
       expect(await exited(worker)).toBe(0);
     });
