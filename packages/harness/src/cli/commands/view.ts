@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .action(async (paths, opts) => {
       const { openStore } = await import('../../store/run-store.js');
       const { startViewer } = await import('../../viewer/server.js');
-      const { CliError } = await import('../../store/cli-support.js');
+      const { CliError, asCliError } = await import('../../store/cli-support.js');
       const { existsSync } = await import('node:fs');
       for (const p of paths) if (!existsSync(p)) throw new CliError(`run not found: ${p}`, 2);
       const store = await openStore({ store: opts.store, runsDir: opts.runsDir });
@@ -37,7 +37,13 @@ export function register(program: Command): void {
         for (const e of sync.errors)
           process.stderr.write(`harness: warning: cannot index ${e.location}: ${e.message}\n`);
         const ids: string[] = [];
-        for (const p of paths) ids.push((await store.indexRun(p)).id);
+        for (const p of paths) {
+          try {
+            ids.push((await store.indexRun(p)).id);
+          } catch (err) {
+            throw await asCliError(err);
+          }
+        }
         try {
           viewer = await startViewer({
             store,
