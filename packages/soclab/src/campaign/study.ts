@@ -1,6 +1,5 @@
 import { join, relative, resolve } from 'node:path';
 import { type AblatableControl, CONTROL_DESCRIPTIONS } from '../control/ablation.js';
-import { type EvidenceStore, openEvidenceStore } from '../evidence/store.js';
 import { isLiveProvider } from '../providers/registry.js';
 import { buildScorecard, comparisonRow, type Scorecard, summarize } from '../reports/scorecard.js';
 import { type WrittenReports, writeReports } from '../reports/write.js';
@@ -64,89 +63,84 @@ export async function runStudy(request: StudyRequest, hooks: StudyHooks = {}): P
   if (ablate.length > 0 && mode !== 'protected') throw new CampaignConfigError('--ablate needs --mode protected');
   const { compare: _c, ablate: _a, out: _o, ...base } = request;
   const live = isLiveProvider(request.provider ?? 'mock') && !hooks.providerFactory;
-  const ownStore = hooks.evidence === undefined;
-  const evidence: EvidenceStore = hooks.evidence ?? (await openEvidenceStore(hooks.evidenceUrl));
   const rel = (p: string) => relative(out, p) || '.';
-  try {
-    const campaign = async (label: string, req: CampaignRequestInput): Promise<CampaignRun> => {
-      const runDir = join(out, label);
-      const run = await runCampaign(req, {
-        ...hooks,
-        evidence,
-        runDir,
-        onStart: (info) => hooks.onCampaignStart?.({ label, runDir: info.runDir, total: info.total }),
-        onProgress: (p) => hooks.onProgress?.(label, p),
-      });
-      hooks.onCampaignEnd?.(run);
-      return run;
-    };
-    const baseline = request.compare ? await campaign('baseline', { ...base, mode: 'baseline' }) : null;
-    const main = await campaign(mode, { ...base, mode });
-    const ablations: StudyResult['ablations'] = [];
-    for (const control of ablate) {
-      if (control === 'labels' && !live) {
-        ablations.push({
-          control,
-          run: null,
-          note: 'the scripted mock decides what to obey by the label itself, so removing labels cannot be measured with it; run the ablation with a live provider',
-        });
-        continue;
-      }
+  const campaign = async (label: string, req: CampaignRequestInput): Promise<CampaignRun> => {
+    const runDir = join(out, label);
+    // Without a shared store, each campaign opens the evidence database when its first run starts, so a bad
+    // request is refused before anything is created.
+    const run = await runCampaign(req, {
+      ...hooks,
+      runDir,
+      onStart: (info) => hooks.onCampaignStart?.({ label, runDir: info.runDir, total: info.total }),
+      onProgress: (p) => hooks.onProgress?.(label, p),
+    });
+    hooks.onCampaignEnd?.(run);
+    return run;
+  };
+  const baseline = request.compare ? await campaign('baseline', { ...base, mode: 'baseline' }) : null;
+  const main = await campaign(mode, { ...base, mode });
+  const ablations: StudyResult['ablations'] = [];
+  for (const control of ablate) {
+    if (control === 'labels' && !live) {
       ablations.push({
         control,
-        run: await campaign(`protected-without-${control}`, { ...base, mode: 'protected', ablate: control }),
-        note: null,
+        run: null,
+        note: 'the scripted mock decides what to obey by the label itself, so removing labels cannot be measured with it; run the ablation with a live provider',
       });
+      continue;
     }
-
-    const paired = baseline
-      ? comparePaired(baseline.records.map(scoredRun), main.records.map(scoredRun), {
-          baseline: baseline.assessment.composite,
-          protected: main.assessment.composite,
-        })
-      : null;
-    const ablation =
-      ablations.length > 0
-        ? attributeAblations(
-            main.records.map(scoredRun),
-            ablations.map(
-              (a): AblationInput => ({
-                control: a.control,
-                description: CONTROL_DESCRIPTIONS[a.control],
-                runs: a.run ? a.run.records.map(scoredRun) : null,
-                assessment: a.run?.assessment ?? null,
-                note: a.note,
-              }),
-            ),
-          )
-        : null;
-    const version = hooks.version ?? soclabVersion();
-    const extraRows = ablations.flatMap((a) =>
-      a.run ? [comparisonRow(summarize(a.run.info, rel(a.run.runDir)), a.run.assessment)] : [],
-    );
-    const mainScorecard = buildScorecard(main, {
-      runFolder: rel(main.runDir),
-      baseline: baseline && paired ? { run: baseline, runFolder: rel(baseline.runDir), paired } : undefined,
-      ablation,
-      extraRows,
-      version,
+    ablations.push({
+      control,
+      run: await campaign(`protected-without-${control}`, { ...base, mode: 'protected', ablate: control }),
+      note: null,
     });
-    const baselineScorecard = baseline ? buildScorecard(baseline, { runFolder: rel(baseline.runDir), version }) : null;
-    const reports = {
-      main: writeReports(mainScorecard, out, request.compare ? '' : `${mode}-`),
-      baseline: baselineScorecard ? writeReports(baselineScorecard, out, 'baseline-') : null,
-    };
-    return {
-      out,
-      main,
-      baseline,
-      ablations,
-      paired,
-      ablation,
-      scorecards: { main: mainScorecard, baseline: baselineScorecard },
-      reports,
-    };
-  } finally {
-    if (ownStore) await evidence.close();
   }
+
+  const paired = baseline
+    ? comparePaired(baseline.records.map(scoredRun), main.records.map(scoredRun), {
+        baseline: baseline.assessment.composite,
+        protected: main.assessment.composite,
+      })
+    : null;
+  const ablation =
+    ablations.length > 0
+      ? attributeAblations(
+          main.records.map(scoredRun),
+          ablations.map(
+            (a): AblationInput => ({
+              control: a.control,
+              description: CONTROL_DESCRIPTIONS[a.control],
+              runs: a.run ? a.run.records.map(scoredRun) : null,
+              assessment: a.run?.assessment ?? null,
+              note: a.note,
+            }),
+          ),
+        )
+      : null;
+  const version = hooks.version ?? soclabVersion();
+  const extraRows = ablations.flatMap((a) =>
+    a.run ? [comparisonRow(summarize(a.run.info, rel(a.run.runDir)), a.run.assessment)] : [],
+  );
+  const mainScorecard = buildScorecard(main, {
+    runFolder: rel(main.runDir),
+    baseline: baseline && paired ? { run: baseline, runFolder: rel(baseline.runDir), paired } : undefined,
+    ablation,
+    extraRows,
+    version,
+  });
+  const baselineScorecard = baseline ? buildScorecard(baseline, { runFolder: rel(baseline.runDir), version }) : null;
+  const reports = {
+    main: writeReports(mainScorecard, out, request.compare ? '' : `${mode}-`),
+    baseline: baselineScorecard ? writeReports(baselineScorecard, out, 'baseline-') : null,
+  };
+  return {
+    out,
+    main,
+    baseline,
+    ablations,
+    paired,
+    ablation,
+    scorecards: { main: mainScorecard, baseline: baselineScorecard },
+    reports,
+  };
 }
