@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
 import { defineEvaluator, errorResult, result } from './base.js';
@@ -40,7 +40,7 @@ export function loadSchemaFile(path: string): Record<string, unknown> {
   }
   let schema: unknown;
   try {
-    schema = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
+    schema = /\.ya?ml$/i.test(path) ? parseYamlLazily(text) : JSON.parse(text);
   } catch (err) {
     throw new Error(
       `schema_file ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(err as Error).message}`,
@@ -93,3 +93,9 @@ export const jsonSchema = defineEvaluator({
     };
   },
 });
+
+/** YAML is needed only for YAML schema files; load it then (keeps plugin listing fast). */
+function parseYamlLazily(text: string): unknown {
+  const yaml = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yaml.parse(text);
+}

@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import type { TestCaseResult } from '../core/result.js';
 import { defineReporter } from './base.js';
@@ -70,6 +69,8 @@ export const csvReporter = defineReporter({
           'reason',
           ...evaluators.flatMap((e) => [`score:${e}`, `passed:${e}`]),
         ];
+        // Loaded on first use so listing plugins stays fast.
+        const { stringify } = await import('csv-stringify/sync');
         const format = (rows: unknown[][], header: boolean) =>
           stringify(rows, {
             delimiter: o.delimiter,

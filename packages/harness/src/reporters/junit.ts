@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { createCB } from 'xmlbuilder2';
+import type { createCB as CreateCB } from 'xmlbuilder2';
 import { z } from 'zod';
 import type { CaseStatus, TestCaseResult } from '../core/result.js';
 import { defineReporter } from './base.js';
@@ -56,6 +56,8 @@ export const junitReporter = defineReporter({
           skipped: String(counts.skipped),
           time: seconds(time),
         };
+        // Loaded on first use: keeps `harness --version` and `list-plugins` from paying for the XML builder.
+        const { createCB } = await import('xmlbuilder2');
         return renderTo(destination, async (sink) => {
           let buffer: string[] = [];
           let failure: Error | null = null;
@@ -114,7 +116,7 @@ export const junitReporter = defineReporter({
   },
 });
 
-type Builder = ReturnType<typeof createCB>;
+type Builder = ReturnType<typeof CreateCB>;
 
 function testcase(
   xml: Builder,
