@@ -18,6 +18,22 @@ export interface StoreCliOptions {
 /** Open the store, bring it up to date with the runs folder, run `fn`, and always close it. */
 export async function withStore<T>(options: StoreCliOptions, fn: (store: RunStore) => Promise<T>): Promise<T> {
   const { openStore } = await import('./run-store.js');
+  const { resolveStoreTarget } = await import('./connect.js');
+  const { existsSync } = await import('node:fs');
+  const runsDir = options.runsDir ?? 'runs';
+  const target = resolveStoreTarget({ store: options.store, runsDir });
+  if (
+    target.dialect === 'sqlite' &&
+    target.location !== ':memory:' &&
+    !existsSync(target.location) &&
+    !existsSync(runsDir)
+  ) {
+    // Reading commands should not create folders as a side effect of a typo.
+    throw new CliError(
+      `no runs folder at ${runsDir} and no run index yet: nothing has been run here (see --runs-dir, --store)`,
+      EXIT.usage,
+    );
+  }
   let store: RunStore;
   try {
     store = await openStore({ store: options.store, runsDir: options.runsDir });

@@ -82,7 +82,7 @@ export async function openKysely(target: StoreTarget): Promise<Kysely<StoreDatab
   const sqlite = new Database(target.location);
   // WAL lets `harness view` read while `harness run` writes; busy_timeout waits out short write locks.
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('busy_timeout = 15000');
   sqlite.pragma('synchronous = NORMAL');
   return new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
 }

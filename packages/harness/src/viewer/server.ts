@@ -299,7 +299,9 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith('/api/'))
       return reply.code(404).send({ error: `no such endpoint: ${req.method} ${req.url.split('?')[0]}` });
-    if (webRoot && req.method === 'GET') return reply.sendFile('index.html');
+    // Client routes get the app; a missing asset (a file name) stays a 404.
+    if (webRoot && req.method === 'GET' && !/\.[a-z0-9]+$/i.test(req.url.split('?')[0]))
+      return reply.sendFile('index.html');
     return reply
       .code(webRoot ? 404 : 503)
       .type('text/plain')
