@@ -26,10 +26,7 @@ export class CampaignRequestError extends Error {
 }
 
 /** What the server keeps of a finished campaign (enough to rebuild every report after a restart). */
-export type StoredCampaignRun = Omit<CampaignRun, 'runDir' | 'experimentPath'> & {
-  runDir: string;
-  experimentPath: string;
-};
+export type StoredCampaignRun = Omit<CampaignRun, 'scorecard'>;
 
 export interface CampaignServiceOptions {
   store: ApiStore;
@@ -336,12 +333,15 @@ export class CampaignService {
       );
       await writes;
       if (signal.aborted || run.info.state === 'cancelled') throw new Error('aborted');
-      const stored: StoredCampaignRun = run;
+      // The scorecard is rebuilt on demand (with or without a baseline); the campaign is named by its API id, and
+      // the harness experiment id stays in the run folder's journal.
+      const { scorecard: _scorecard, ...rest } = run;
+      const stored: StoredCampaignRun = { ...rest, info: { ...run.info, campaign_id: campaignId } };
       await store.updateCampaign(campaignId, {
         status: 'completed',
         finished_at: new Date().toISOString(),
         progress: { ...progress },
-        summary: summaryOf(run),
+        summary: summaryOf(stored),
         result: stored,
       });
     } catch (error) {

@@ -302,6 +302,8 @@ describe('soclab API: campaigns, restart, reports, evidence', () => {
     );
     expect(json.status).toBe(200);
     expect(json.body.schema).toBe('soclab.scorecard');
+    expect(json.body.campaign.campaign_id).toBe(protectedId);
+    expect(json.body.comparison.baseline.campaign_id).toBe(baselineId);
     expect(json.body.assessment.authority.level).toBe('L4');
     expect(json.body.comparison.paired.protected_attack_success.numerator).toBe(0);
     expect(json.body.comparison_rows.map((r: { label: string }) => r.label)).toEqual([
