@@ -135,3 +135,15 @@ export function safeText(text: string, max = 80): string {
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
+
+/** Runs with no journal activity for this long are shown as idle (probably killed without an end record). */
+export const IDLE_AFTER_SECONDS = 600;
+
+/** `completed`, `running`, or `running (idle 3h)` for a run whose journal stopped changing. */
+export function stateLabel(run: { state: string; idle_seconds: number | null }): string {
+  if (run.state !== 'running' || run.idle_seconds === null || run.idle_seconds < IDLE_AFTER_SECONDS) return run.state;
+  const s = run.idle_seconds;
+  const idle =
+    s >= 86_400 ? `${Math.floor(s / 86_400)}d` : s >= 3600 ? `${Math.floor(s / 3600)}h` : `${Math.floor(s / 60)}m`;
+  return `running (idle ${idle})`;
+}

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { type Selectable, sql } from 'kysely';
 import type { CaseStatus, TestCaseResult } from '../core/result.js';
 import type { ExperimentView } from '../reporters/base.js';
@@ -74,12 +74,26 @@ function toSummary(row: SummaryRow, metrics: Record<string, StoredMetric>): RunS
     errored: Number(row.errored),
     skipped,
     pass_rate: ran > 0 ? passed / ran : null,
+    idle_seconds: row.state === 'running' ? idleSeconds(row.location) : null,
     mean_score: row.mean_score === null ? null : Number(row.mean_score),
     total_cost: row.total_cost === null ? null : Number(row.total_cost),
     total_duration: Number(row.total_duration),
     thresholds_passed: row.thresholds_passed === null ? null : Number(row.thresholds_passed) === 1,
     metrics,
   };
+}
+
+function idleSeconds(location: string | null): number | null {
+  if (!location) return null;
+  for (const file of [join(location, 'journal.jsonl'), location]) {
+    try {
+      const st = statSync(file);
+      if (st.isFile()) return Math.max(0, Math.round((Date.now() - st.mtimeMs) / 1000));
+    } catch {
+      // not on this machine
+    }
+  }
+  return null;
 }
 
 async function metricsFor(

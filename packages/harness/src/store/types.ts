@@ -34,6 +34,12 @@ export interface RunSummary {
   skipped: number;
   /** passed / (total - skipped); null when nothing ran. */
   pass_rate: number | null;
+  /**
+   * For a run still marked running: seconds since its journal last changed (null otherwise, or when the
+   * folder is not on this machine). A run killed without its end record stays "running" in the files;
+   * a long idle time is how to tell.
+   */
+  idle_seconds: number | null;
   mean_score: number | null;
   total_cost: number | null;
   total_duration: number;

@@ -19,7 +19,9 @@ export function register(program: Command): void {
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders', 'runs')
     .action(async (opts) => {
-      const { withStore, table, pct, num, seconds, when, safeText } = await import('../../store/cli-support.js');
+      const { withStore, table, pct, num, seconds, when, safeText, stateLabel } = await import(
+        '../../store/cli-support.js'
+      );
       await withStore(opts, async (store) => {
         const page = await store.listRuns({ suite: opts.suite, state: opts.state, limit: opts.limit });
         if (opts.json) return printJson(page);
@@ -51,7 +53,7 @@ export function register(program: Command): void {
             when(r.started_at),
             safeText(r.suite_name, 30),
             safeText(r.agent_label ?? r.agent_version ?? r.agent_adapter, 20),
-            r.state,
+            stateLabel(r),
             String(r.total),
             pct(r.pass_rate),
             num(r.mean_score),
@@ -74,7 +76,9 @@ export function register(program: Command): void {
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders', 'runs')
     .action(async (ref, opts) => {
-      const { withStore, table, pct, num, seconds, when, safeText } = await import('../../store/cli-support.js');
+      const { withStore, table, pct, num, seconds, when, safeText, stateLabel } = await import(
+        '../../store/cli-support.js'
+      );
       await withStore(opts, async (store) => {
         const run = await store.getRun(ref);
         const failures = await store.listCases(run.id, { status: ['failed', 'error'], limit: opts.failures });
@@ -85,7 +89,7 @@ export function register(program: Command): void {
         out.push(
           `  agent    ${safeText([run.agent_adapter, run.agent_label, run.agent_version].filter(Boolean).join(' / '))}`,
         );
-        out.push(`  state    ${run.state}   started ${when(run.started_at)}   finished ${when(run.finished_at)}`);
+        out.push(`  state    ${stateLabel(run)}   started ${when(run.started_at)}   finished ${when(run.finished_at)}`);
         out.push(
           `  cases    ${run.total} (passed ${run.passed}, failed ${run.failed}, errors ${run.errored}, skipped ${run.skipped})  pass rate ${pct(run.pass_rate)}  mean score ${num(run.mean_score)}`,
         );

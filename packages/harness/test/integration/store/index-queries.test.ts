@@ -316,6 +316,24 @@ describe.each(backends)('run index on $name', (backend) => {
     expect(await store.indexRun(live)).toMatchObject({ unchanged: true });
   });
 
+  it('tells how long a run marked running has been idle (killed without an end record)', async () => {
+    const { utimesSync } = await import('node:fs');
+    const stuck = writeRunFolder(runsDir, {
+      id: 'run-stuck',
+      suite: 'stuck-suite',
+      startedAt: '2026-01-04T11:00:00Z',
+      state: 'running',
+      cases: [{ id: 's1', status: 'passed' }],
+    });
+    await store.indexRun(stuck);
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(join(stuck, 'journal.jsonl'), hourAgo, hourAgo);
+    const run = await store.getRun('run-stuck');
+    expect(run.state).toBe('running');
+    expect(run.idle_seconds).toBeGreaterThanOrEqual(3599);
+    expect((await store.getRun('run-2026-01-01-aaa')).idle_seconds).toBeNull();
+  });
+
   it('tolerates duplicates, malformed and truncated lines in a journal', async () => {
     const folder = writeRunFolder(runsDir, {
       id: 'run-messy',

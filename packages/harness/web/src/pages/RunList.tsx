@@ -107,7 +107,7 @@ export function RunList({ suite }: { suite: string | null }) {
                 </td>
                 <td>{r.agent_label ?? r.agent_version ?? r.agent_adapter}</td>
                 <td>
-                  <StateBadge state={r.state} />
+                  <StateBadge state={r.state} idle={r.idle_seconds} />
                   {r.thresholds_passed === false && <span className="badge status-failed">gate failed</span>}
                 </td>
                 <td className="num">{r.total}</td>

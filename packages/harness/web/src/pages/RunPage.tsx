@@ -90,7 +90,7 @@ export function RunPage({ id, query }: { id: string; query: URLSearchParams }) {
             {run.finished_at ? ` · finished ${when(run.finished_at)}` : ''}
           </div>
         </div>
-        <StateBadge state={run.state} />
+        <StateBadge state={run.state} idle={run.idle_seconds} />
       </div>
       <div className="cards">
         <div className="card">
