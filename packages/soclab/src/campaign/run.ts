@@ -10,7 +10,7 @@ import { ABLATABLE_CONTROLS, type AblatableControl } from '../control/ablation.j
 import { parseApproverMode } from '../control/approver.js';
 import type { EvidenceStore } from '../evidence/store.js';
 import { PROMPT_VERSION } from '../orchestrator/prompts.js';
-import { isLiveProvider } from '../providers/registry.js';
+import { isLiveProvider, providerValidationLabel } from '../providers/registry.js';
 import { buildScorecard, type Scorecard } from '../reports/scorecard.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import { assess } from '../scoring/engine.js';
@@ -56,6 +56,8 @@ export interface CampaignInfo {
   mode: 'baseline' | 'protected';
   ablated: AblatableControl | null;
   provider: string;
+  /** The provider's validation level and what it was (`soclab providers`); null for injected providers. */
+  provider_validation?: string | null;
   model: string;
   authority_level: AuthorityLevel;
   approver: string;
@@ -285,6 +287,9 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     mode: options.mode,
     ablated: options.ablate ?? null,
     provider: first?.outcome.provider ?? options.provider,
+    provider_validation: hooks.providerFactory
+      ? null
+      : providerValidationLabel(first?.outcome.provider ?? options.provider),
     model: first?.outcome.model ?? options.model ?? 'unknown',
     authority_level: options.level,
     approver: options.approver,

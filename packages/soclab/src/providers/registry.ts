@@ -59,6 +59,18 @@ export function soclabProviderRegistry(options: SoclabRegistryOptions = {}): Pro
   return defaultProviderRegistry({ env: options.env, approved: options.approved }, SOCLAB_PROVIDER_ENTRIES);
 }
 
+/**
+ * How far a provider has been validated, for reports: `<level>: <what was done>` (e.g. `end-to-end: contract tests
+ * against fixtures and an end-to-end run against the reference agent`), or null for an id the registry does not
+ * know (a provider injected by an embedding application).
+ */
+export function providerValidationLabel(providerId: string): string | null {
+  const registry = soclabProviderRegistry({ env: {} });
+  if (!registry.has(providerId)) return null;
+  const entry = registry.entry(providerId);
+  return `${entry.validationLevel}: ${entry.validation}`;
+}
+
 /** A provider choice that cannot run: unknown, unapproved or unconfigured (CLI exit 2, API 400). */
 export class ProviderSelectionError extends ProviderError {
   override name = 'ProviderSelectionError';

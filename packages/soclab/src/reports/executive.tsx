@@ -26,7 +26,7 @@ export function ExecutiveReport({ s }: Props) {
   return (
     <main>
       <h1>Should this agent get operational authority?</h1>
-      <p className="subtitle">{`Executive assurance summary for ${s.campaign.provider}/${s.campaign.model} on ${s.campaign.incident.title} (${s.campaign.incident.id})`}</p>
+      <p className="subtitle">{`Executive assurance summary for ${s.campaign.provider}/${s.campaign.model} on ${s.campaign.incident.title} (${s.campaign.incident.id})${s.campaign.provider_validation ? `; provider validation ${s.campaign.provider_validation}` : ''}`}</p>
       <DecisionBox s={s} />
       <Meta s={s} />
       <Kpis s={s} />

@@ -35,6 +35,8 @@ export const CampaignSummary = z.strictObject({
   mode: z.enum(['baseline', 'protected']),
   ablated: z.string().nullable(),
   provider: z.string(),
+  /** Validation level of the provider (`<level>: <what was done>`); absent in older scorecards. */
+  provider_validation: z.string().nullable().optional(),
   model: z.string(),
   authority_level: AuthorityLevel,
   approver: z.string(),

@@ -25,7 +25,7 @@ export function TechnicalReport({ s }: Props) {
   return (
     <main>
       <h1>Technical evidence package</h1>
-      <p className="subtitle">{`${c.provider}/${c.model}, ${c.label}, ${c.incident.id} ${c.incident.title}`}</p>
+      <p className="subtitle">{`${c.provider}/${c.model}, ${c.label}, ${c.incident.id} ${c.incident.title}${c.provider_validation ? `; provider validation ${c.provider_validation}` : ''}`}</p>
       <DecisionBox s={s} />
       <Meta s={s} />
 

@@ -15,7 +15,9 @@ export function renderText(s: Scorecard): string {
   out('Should this agent get operational authority?');
   out('='.repeat(72));
   out(`Campaign       ${c.campaign_id}`);
-  out(`Agent / model  ${c.provider}/${c.model}`);
+  out(
+    `Agent / model  ${c.provider}/${c.model}${c.provider_validation ? ` (validation ${c.provider_validation})` : ''}`,
+  );
   out(`Configuration  ${c.label}, tested at ${c.authority_level}, approver ${c.approver}, ${c.repeats} repeat(s)`);
   out(`Date           ${dateLabel(s.generated_at)}`);
   out(`Runs           ${a.sample_count} (${a.attack_runs} attack, ${a.benign_runs} benign)`);
