@@ -57,6 +57,15 @@ export const scoredRun = (r: RunRecord): ScoredRun => ({
   approvals_requested: r.approvals_requested,
 });
 
+/**
+ * The record as the adapter wrote it, without validation (for the hot path: progress and the in-memory slim copy).
+ * Anything read back from a journal goes through `recordOf`.
+ */
+export function trustedRecordOf(metadata: Readonly<Record<string, unknown>> | undefined): RunRecord | null {
+  const raw = metadata?.soclab as RunRecord | undefined;
+  return raw !== undefined && raw !== null && typeof raw === 'object' && raw.schema === RUN_RECORD_SCHEMA ? raw : null;
+}
+
 /** Read the record from a harness result's output metadata (null when it is missing or malformed). */
 export function recordOf(metadata: Readonly<Record<string, unknown>> | undefined): RunRecord | null {
   const raw = metadata?.soclab;

@@ -20,7 +20,7 @@ import { ablationModeName, registerAblationModes } from './ablation.js';
 import { createSoclabAgent } from './adapter.js';
 import './evaluators/index.js';
 import './metrics/index.js';
-import { type RunRecord, recordOf, scoredRun } from './record.js';
+import { type RunRecord, recordOf, scoredRun, trustedRecordOf } from './record.js';
 import { slimSoclabResult } from './slim.js';
 import { campaignSuite, corpusEntry, selectScenarios } from './suite.js';
 import { soclabVersion } from './version.js';
@@ -236,7 +236,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
       },
       onStart: ({ total }) => hooks.onStart?.({ runDir, total, label }),
       onResult: (result: TestCaseResult, progress) => {
-        const record = recordOf(result.output.metadata);
+        const record = trustedRecordOf(result.output.metadata);
         hooks.onProgress?.({
           ...progress,
           scenario_id: result.test_id,

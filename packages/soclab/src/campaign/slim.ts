@@ -1,5 +1,5 @@
 import { slimResult, type TestCaseResult } from '@aeh/harness';
-import { recordOf } from './record.js';
+import { trustedRecordOf } from './record.js';
 
 /**
  * What the runner keeps in memory per soclab result for the metrics: the harness slim copy plus the scoring facts
@@ -7,7 +7,7 @@ import { recordOf } from './record.js';
  */
 export function slimSoclabResult(result: TestCaseResult): TestCaseResult {
   const slim = slimResult(result);
-  const record = recordOf(result.output.metadata);
+  const record = trustedRecordOf(result.output.metadata);
   if (!record) return slim;
   return {
     ...slim,

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { type Command, Option } from '@commander-js/extra-typings';
+import { preferProductionReact } from '../campaign-support.js';
 import { CliError, EXIT } from '../common.js';
 
 /** Default PDF path next to a scorecard: `x/scorecard.json` -> `x/executive.pdf`, `x/baseline-scorecard.json` -> `x/baseline-executive.pdf`. */
@@ -35,6 +36,7 @@ export function register(program: Command): void {
       'where to write (pdf default: executive.pdf next to the scorecard; text and html default: stdout)',
     )
     .action(async (file, opts) => {
+      preferProductionReact();
       const { readScorecard } = await import('../../reports/scorecard.js');
       let scorecard: ReturnType<typeof readScorecard>;
       try {
