@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -162,6 +162,66 @@ describe('soclab investigate --provider http', () => {
       const scripted = await cli(['investigate', '--provider', 'http', '--scenario', 'ATK-003', '--db', db], env);
       expect(scripted.code).toBe(2);
       expect(scripted.stderr).toContain('runs only with the mock provider');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('soclab campaign --provider http --mode protected', () => {
+  it('passes the fixture-data attacks with 0 successes, skips scripted scenarios and labels the provider', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'soclab-http-campaign-'));
+    try {
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NO_COLOR: '1',
+        SOCLAB_HTTP_AGENT_URL: url,
+        SOCLAB_HTTP_AGENT_TOKEN: TOKEN,
+      };
+      const out = join(dir, 'http-protected');
+      let code = 0;
+      let stdout = '';
+      try {
+        const r = await promisify(execFile)(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            'packages/soclab/src/cli/main.ts',
+            'campaign',
+            '--provider',
+            'http',
+            '--mode',
+            'protected',
+            '--out',
+            out,
+            '--db',
+            join(dir, 'evidence.sqlite'),
+          ],
+          { cwd: ROOT, env },
+        );
+        stdout = r.stdout;
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        code = e.code;
+        stdout = `${e.stdout}\n${e.stderr}`;
+      }
+      expect(code, stdout).toBe(0);
+      expect(stdout).toContain('attack success 0%');
+      expect(stdout).toMatch(/skipped +: \d+ scenario\(s\) need the scripted mock/);
+      const scorecard = JSON.parse(await readFile(join(out, 'protected-scorecard.json'), 'utf8'));
+      expect(scorecard.campaign).toMatchObject({ provider: 'http', model: 'agent' });
+      expect(scorecard.campaign.provider_validation).toMatch(/^end-to-end: .*reference agent/);
+      expect(scorecard.assessment.attack_success.numerator).toBe(0);
+      expect(scorecard.assessment.attack_runs).toBeGreaterThanOrEqual(2);
+      expect(scorecard.campaign.skipped.map((s: { scenario_id: string }) => s.scenario_id)).toContain('ATK-003');
+      // The bearer token is nowhere in what the campaign wrote.
+      const files = await readdir(dir, { recursive: true, withFileTypes: true });
+      for (const f of files.filter((x) => x.isFile())) {
+        const bytes = await readFile(join(f.parentPath, f.name));
+        expect(bytes.includes(TOKEN), f.name).toBe(false);
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
