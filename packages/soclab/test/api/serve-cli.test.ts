@@ -1,0 +1,150 @@
+/**
+ * `soclab serve` as a real process: it binds 127.0.0.1 by default, prints its URL, generates an admin token when
+ * none is configured, stops cleanly on SIGTERM, keeps its campaigns across a restart, marks a campaign it was
+ * running as failed (interrupted) and rejects bad configuration with exit code 2.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, finished, TOKENS, tempDir, until } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const BUILT = join(ROOT, 'packages/soclab/dist/cli/main.js');
+const CLI = existsSync(BUILT)
+  ? [join(ROOT, 'packages/soclab/bin/soclab.js')]
+  : ['--import', 'tsx', join(ROOT, 'packages/soclab/src/cli/main.ts')];
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const TOKEN_ENV = `ops:operator:${TOKENS.operator},soc-lead:approver:${TOKENS.approver},viewer:viewer:${TOKENS.viewer}`;
+
+interface Served {
+  proc: ChildProcess;
+  base: string;
+  stderr: () => string;
+  stop: () => Promise<number | null>;
+}
+
+async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SOCLAB_API_TOKENS: '', SOCLAB_DATABASE_URL: '', NO_COLOR: '1', ...env },
+  });
+  let err = '';
+  proc.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`soclab serve did not start: ${err}`)), 60_000);
+    proc.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) {
+        clearTimeout(timer);
+        resolve(out.split('\n')[0]!.trim());
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`soclab serve exited with ${code}: ${err}`)));
+  });
+  return {
+    proc,
+    base,
+    stderr: () => err,
+    stop: async () => {
+      if (proc.exitCode !== null) return proc.exitCode;
+      const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+      proc.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+describe('soclab serve (process)', () => {
+  it('binds loopback, generates a token when none is configured and never prints it', async () => {
+    const dir = tempDir('soclab-serve-');
+    dirs.push(dir);
+    const s = await serve(['--data-dir', dir]);
+    try {
+      expect(s.base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const file = join(dir, 'api-token');
+      expect(s.stderr()).toContain(file);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const token = readFileSync(file, 'utf8').trim();
+      expect(token.length).toBeGreaterThanOrEqual(24);
+      expect(s.stderr()).not.toContain(token);
+      const me = await fetch(`${s.base}/api/v1/version`, { headers: { authorization: `Bearer ${token}` } });
+      expect(await me.json()).toMatchObject({ you: { name: 'admin', role: 'admin' }, store: 'sqlite' });
+      expect((await fetch(`${s.base}/api/v1/version`)).status).toBe(401);
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+  });
+
+  it('keeps completed campaigns across restarts and marks one interrupted by a stop as failed', async () => {
+    const dir = tempDir('soclab-serve-');
+    dirs.push(dir);
+    const env = { SOCLAB_API_TOKENS: TOKEN_ENV };
+    let s = await serve(['--data-dir', dir], env);
+    const done = await call(s.base, 'POST', '/api/v1/campaigns', {
+      as: 'operator',
+      body: { mode: 'protected', scenario_ids: ['ATK-001', 'ATK-005', 'BEN-002'] },
+    });
+    expect(done.status).toBe(202);
+    const completed = await finished(s.base, done.body.campaign_id);
+    expect(completed.summary.attack_success).toMatchObject({ numerator: 0, denominator: 2 });
+
+    // A human-approved campaign waits for a decision; stopping the server interrupts it.
+    const waiting = await call(s.base, 'POST', '/api/v1/campaigns', {
+      as: 'operator',
+      body: { mode: 'protected', scenario_ids: ['BEN-001'], approver: 'human' },
+    });
+    await until(async () => {
+      const r = await call(s.base, 'GET', '/api/v1/approvals', { as: 'viewer' });
+      return r.body.length > 0 ? true : undefined;
+    }, 'the pending approval');
+    expect(await s.stop()).toBe(0);
+    expect(s.stderr()).toContain('soclab serve: stopping');
+
+    s = await serve(['--data-dir', dir], env);
+    try {
+      const again = await call(s.base, 'GET', `/api/v1/campaigns/${done.body.campaign_id}`, { as: 'viewer' });
+      expect(again.body).toMatchObject({ status: 'completed', summary: completed.summary });
+      const interrupted = await call(s.base, 'GET', `/api/v1/campaigns/${waiting.body.campaign_id}`, { as: 'viewer' });
+      expect(interrupted.body.status).toBe('failed');
+      expect(interrupted.body.error).toMatch(/^interrupted/);
+      expect((await call(s.base, 'GET', '/api/v1/approvals', { as: 'viewer' })).body).toEqual([]);
+      const history = await call(s.base, 'GET', '/api/v1/approvals/history', { as: 'viewer' });
+      expect(history.body.map((h: { outcome: string }) => h.outcome)).toEqual(['cancelled']);
+      const runs = await call(s.base, 'GET', `/api/v1/runs?campaign_id=${done.body.campaign_id}`, { as: 'viewer' });
+      expect(runs.body.map((r: { valid: boolean }) => r.valid)).toEqual([true, true, true]);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('exits 2 naming the problem for a bad configuration file or token list', () => {
+    const dir = tempDir('soclab-serve-');
+    dirs.push(dir);
+    const file = join(dir, 'server.yaml');
+    writeFileSync(file, 'tokens:\n  - { name: ci, role: root, token: short }\nport: 99999\n');
+    const bad = spawnSync(process.execPath, [...CLI, 'serve', '--config', file], { cwd: ROOT, encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain(`${file} tokens.0.role`);
+    expect(bad.stderr).toContain('tokens.0.token: must be at least 16 characters');
+    expect(bad.stderr).toContain('port');
+
+    const env = { ...process.env, SOCLAB_API_TOKENS: 'ops:operator' };
+    const list = spawnSync(process.execPath, [...CLI, 'serve', '--data-dir', dir], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env,
+    });
+    expect(list.status).toBe(2);
+    expect(list.stderr).toContain('SOCLAB_API_TOKENS entry 1: expected name:role:token');
+  });
+});
