@@ -260,6 +260,16 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
     await expect.poll(() => grid.locator('.vfoot').innerText()).toBe('3 rows');
     expect(await grid.innerText()).toMatch(/regressed[\s\S]*(refund-order|order-status)/);
     await page.screenshot({ path: join(SHOTS, '04-compare.png'), fullPage: true });
+    // A regressed case, side by side: the baseline's answer and trajectory against the candidate's.
+    await grid.getByText('refund-order').click();
+    await page.getByRole('heading', { name: 'Refund an order' }).waitFor();
+    const sides = page.locator('.side');
+    await expect.poll(() => sides.nth(1).innerText()).toMatch(/I cannot help with refunds/);
+    expect(await sides.nth(0).innerText()).toMatch(/Refund issued for A1[\s\S]*lookup_order[\s\S]*issue_refund/);
+    expect(await sides.nth(1).innerText()).toMatch(/failed[\s\S]*No tool calls or spans recorded/);
+    await page.screenshot({ path: join(SHOTS, '05-compare-case.png'), fullPage: true });
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Comparison' }).waitFor();
   });
 
   it('charts a metric over the suite history', async () => {
@@ -268,7 +278,7 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
     const table = page.getByRole('table', { name: 'metric history' });
     await expect.poll(() => table.locator('tbody tr').count()).toBe(2);
     expect(await table.innerText()).toMatch(/83\.3%[\s\S]*66\.7%/);
-    await page.screenshot({ path: join(SHOTS, '05-history.png'), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, '06-history.png'), fullPage: true });
   });
 
   it('updates live while a run is in progress', async () => {
@@ -310,7 +320,7 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
     await expect
       .poll(() => page.getByRole('grid', { name: 'cases' }).locator('.vfoot').innerText(), { timeout: 30_000 })
       .toBe('6 rows');
-    await page.screenshot({ path: join(SHOTS, '06-live-run.png'), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, '07-live-run.png'), fullPage: true });
     expect(await finished).toBe(0);
     expect(errors.filter((e) => e.startsWith('page error'))).toEqual([]);
   });

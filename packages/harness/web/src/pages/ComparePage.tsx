@@ -270,8 +270,7 @@ export function ComparePage({
         }
         rowKey={(d) => d.test_id}
         onRowClick={(d) => {
-          const run = d.candidate ? data.candidate.id : data.baseline.id;
-          window.location.hash = href(['runs', run, 'cases', d.test_id, 0]);
+          window.location.hash = href(['compare', data.baseline.id, data.candidate.id, 'cases', d.test_id, 0]);
         }}
         renderRow={(d) => (
           <>
