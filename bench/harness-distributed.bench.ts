@@ -73,6 +73,7 @@ async function redisUrl(): Promise<string> {
     },
   );
   started.push(child);
+  redisChild = child;
   await waitForLine(child, 'stdout', /Ready to accept connections/);
   return `redis://127.0.0.1:${port}`;
 }
@@ -84,6 +85,7 @@ async function startAgent(): Promise<string> {
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   started.push(child);
+  agentChild = child;
   return (await waitForLine(child, 'stdout', /listening on (\S+)/))[1];
 }
 
@@ -119,11 +121,18 @@ interface Figures {
   rssMb: number;
   /** First result started to last result finished, from the run's own timestamps. */
   processing: number;
+  /** CPU seconds of every process taking part: coordinator, workers, agent, Redis (when started here). */
+  allCpu: number;
+  /** Process start to the run's start (header), run start to the first result, last result to exit. */
+  startup: number;
+  firstResult: number;
+  tail: number;
 }
 
 /** Run the CLI under GNU time: wall clock around spawn-to-exit, user+sys CPU and peak RSS. */
 function timed(args: string[], runDir: string): Figures {
   const t0 = performance.now();
+  const epoch0 = Date.now();
   const r = spawnSync('/usr/bin/time', ['-f', 'TIME %U %S %M', process.execPath, bin, ...args, '--out', runDir], {
     cwd: out,
     encoding: 'utf8',
@@ -131,19 +140,45 @@ function timed(args: string[], runDir: string): Figures {
     env: { ...process.env, CI: '1' },
   });
   const wall = (performance.now() - t0) / 1000;
+  const epoch1 = Date.now();
   const m = /TIME ([\d.]+) ([\d.]+) (\d+)/.exec(r.stderr ?? '');
   if (!m) throw new Error(`no timing in: ${r.stderr}`);
   if (r.status !== 0) throw new Error(`harness exited with ${r.status}: ${r.stderr}`);
   const experiment = JSON.parse(readFileSync(join(runDir, 'experiment.json'), 'utf8')) as {
+    started_at: string;
     results: { started_at: string; finished_at: string }[];
   };
   if (experiment.results.length !== N) throw new Error(`expected ${N} results, got ${experiment.results.length}`);
   const first = Math.min(...experiment.results.map((x) => Date.parse(x.started_at)));
   const last = Math.max(...experiment.results.map((x) => Date.parse(x.finished_at)));
-  return { wall, cpu: Number(m[1]) + Number(m[2]), rssMb: Number(m[3]) / 1024, processing: (last - first) / 1000 };
+  const runStart = Date.parse(experiment.started_at);
+  return {
+    wall,
+    cpu: Number(m[1]) + Number(m[2]),
+    rssMb: Number(m[3]) / 1024,
+    processing: (last - first) / 1000,
+    startup: (runStart - epoch0) / 1000,
+    firstResult: (first - runStart) / 1000,
+    tail: (epoch1 - last) / 1000,
+    allCpu: 0,
+  };
 }
 
 const s = (x: number) => `${x.toFixed(2)} s`;
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return 0;
+  }
+}
+
+let redisChild: ChildProcess | undefined;
+let agentChild: ChildProcess | undefined;
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -187,11 +222,19 @@ try {
 
   const scenario = async (workerCount: number): Promise<Figures> => {
     const workers = await startWorkers(url, workerCount);
+    const others = () =>
+      [...workers.map((w) => w.pid), agentChild?.pid, redisChild?.pid].reduce(
+        (n: number, pid) => n + cpuSeconds(pid),
+        0,
+      );
     try {
-      return timed(
+      const before = others();
+      const f = timed(
         ['run', 'suite.yaml', '--queue', url, '--format', 'json', '--no-index'],
         join(out, `queue-${workerCount}w`),
       );
+      f.allCpu = f.cpu + others() - before;
+      return f;
     } finally {
       await stopWorkers(workers);
     }
@@ -204,6 +247,12 @@ try {
   ] as const) {
     console.log(
       `queue, ${label}: wall ${s(f.wall)}, processing ${s(f.processing)} (ideal ${s(ideal(w))}), ${(N / f.processing).toFixed(0)} cases/s; coordinator peak RSS ${f.rssMb.toFixed(0)} MB, CPU ${((f.cpu / N) * 1000).toFixed(3)} ms/case`,
+    );
+    console.log(
+      `  CPU of all processes (coordinator, workers, agent${redisChild ? ', Redis' : ''}): ${s(f.allCpu)} = ${(f.allCpu / f.wall).toFixed(2)} cores busy on average over the wall time (${cpus().length} cores here)`,
+    );
+    console.log(
+      `  phases: coordinator start-up ${s(f.startup)}, run start to first result ${s(f.firstResult)} (workers join), processing ${s(f.processing)}, last result to exit ${s(f.tail)}`,
     );
   }
   const speedup = one.wall / four.wall;

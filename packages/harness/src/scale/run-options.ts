@@ -86,7 +86,12 @@ export async function configureScale(
     parseOptions(plugin, spec.options ?? {});
     options.agent = remoteAgent(plugin.name);
     // Fail fast (exit 3, before a run folder exists) when Redis is unreachable; the coordinator reconnects.
-    (await connectRedis(request.queue)).disconnect();
+    const [client] = await Promise.all([
+      connectRedis(request.queue),
+      import('./queue/coordinator.js'),
+      import('bullmq'),
+    ]);
+    client.disconnect();
     const { queueExecutor } = await import('./queue/coordinator.js');
     const size = statSync(suite.path).size;
     const retry = DEFAULT_RETRY;

@@ -97,7 +97,8 @@ export class WorkerHost {
   async start(): Promise<void> {
     this.#redis = await connectRedis(this.#options.url);
     const { loadBuiltins } = await import('../../cli/common.js');
-    await loadBuiltins();
+    // BullMQ and the plugins load now, not when the first run arrives (joining a run stays quick).
+    await Promise.all([loadBuiltins(), import('bullmq'), import('../../benchmarks/loader.js')]);
     this.#log(
       `harness worker ${this.name}: connected to ${redactRedisUrl(this.#options.url)} (concurrency ${this.#concurrency} per run); waiting for runs`,
     );
