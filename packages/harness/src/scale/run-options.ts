@@ -21,6 +21,7 @@ export interface ScaleRequest {
   replay?: string;
   agentSpec?: { adapter: string; options?: Record<string, unknown> };
   timeout?: number;
+  concurrency?: number;
 }
 
 /** Suite files up to this size travel in the run record for workers without a checkout. */
@@ -73,6 +74,11 @@ export async function configureScale(
   if (request.queue) {
     if (request.record || request.replay) {
       throw new RunSetupError('--queue cannot be combined with --record or --replay (cassettes are local files)');
+    }
+    if (request.concurrency !== undefined) {
+      note(
+        'note: with --queue, concurrency is set on each worker (harness worker --concurrency N); --concurrency is ignored here',
+      );
     }
     const { checkRedisUrl, connectRedis, redactRedisUrl } = await import('./queue/redis.js');
     try {
