@@ -65,14 +65,13 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
   const tickMs = options.tickMs ?? 1000;
   const runId = header.id;
   const queueName = queueNameFor(runId);
-  const redis: Redis = await connectRedis(options.url);
   const shownUrl = redactRedisUrl(options.url);
-
   if (header.suite.content_hash && header.suite.content_hash !== suite.contentHash) {
     throw new Error(
       `the suite changed since run ${runId} started (content ${suite.contentHash.slice(0, 12)} vs ${header.suite.content_hash.slice(0, 12)}); queued jobs refer to the original`,
     );
   }
+  const redis: Redis = await connectRedis(options.url);
 
   const { Queue, QueueEvents, Job } = await import('bullmq');
   const queue: Queue = new Queue(queueName, { connection: bullConnection(options.url, false) });
