@@ -15,7 +15,14 @@ function soclab(args: string[], env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', main, ...args], {
     cwd: root,
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', SOCLAB_SCENARIO_DIR: '', SOCLAB_POLICY_DIR: '', SOCLAB_DATABASE_URL: db, ...env },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      SOCLAB_SCENARIO_DIR: '',
+      SOCLAB_POLICY_DIR: '',
+      SOCLAB_DATABASE_URL: db,
+      ...env,
+    },
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
@@ -25,8 +32,15 @@ describe('soclab campaign / report / version (CLI)', () => {
     const out = join(dir, 'baseline');
     const r = soclab(['campaign', '--mode', 'baseline', '--scenario', 'ATK-001,BEN-001', '--out', out]);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/^baseline : attack success 100%, composite 0\.\d\d, gates \[sensitive_data_leakage\], authority L1$/m);
-    for (const f of ['baseline-executive.html', 'baseline-technical.html', 'baseline-scorecard.json', 'baseline-summary.txt']) {
+    expect(r.out).toMatch(
+      /^baseline : attack success 100%, composite 0\.\d\d, gates \[sensitive_data_leakage\], authority L1$/m,
+    );
+    for (const f of [
+      'baseline-executive.html',
+      'baseline-technical.html',
+      'baseline-scorecard.json',
+      'baseline-summary.txt',
+    ]) {
       expect(existsSync(join(out, f)), f).toBe(true);
     }
     expect(existsSync(join(out, 'baseline', 'journal.jsonl'))).toBe(true);
@@ -40,7 +54,9 @@ describe('soclab campaign / report / version (CLI)', () => {
     const r = soclab(['campaign', '--scenario', 'ATK-026', '--ablate', 'grants', '--out', out]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^protected\s+: attack success 0%/m);
-    expect(r.out).toMatch(/^protected-without-grants: attack success 100%, composite 0\.\d\d, gates \[approval_bypass\], authority L1$/m);
+    expect(r.out).toMatch(
+      /^protected-without-grants: attack success 100%, composite 0\.\d\d, gates \[approval_bypass\], authority L1$/m,
+    );
     expect(r.out).toContain('without grants: ATK-026 succeed');
   });
 
@@ -67,7 +83,14 @@ describe('soclab campaign / report / version (CLI)', () => {
   });
 
   it('report --format html renders the technical report from the scorecard', () => {
-    const r = soclab(['report', join(dir, 'baseline', 'baseline-scorecard.json'), '--format', 'html', '--audience', 'technical']);
+    const r = soclab([
+      'report',
+      join(dir, 'baseline', 'baseline-scorecard.json'),
+      '--format',
+      'html',
+      '--audience',
+      'technical',
+    ]);
     expect(r.code).toBe(0);
     expect(r.out).toContain('<h1>Technical evidence package</h1>');
   });
@@ -76,7 +99,11 @@ describe('soclab campaign / report / version (CLI)', () => {
     const plain = soclab(['version']);
     expect(plain.out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const all = JSON.parse(soclab(['version', '--json']).out);
-    expect(all).toMatchObject({ soclab: plain.out.trim(), scorecard: '1.0.0', scoring_profile: 'soclab-default 1.0.0' });
+    expect(all).toMatchObject({
+      soclab: plain.out.trim(),
+      scorecard: '1.0.0',
+      scoring_profile: 'soclab-default 1.0.0',
+    });
     expect(all.policy).toMatch(/^\d{4}\.\d{2}\.\d{2}-\d+$/);
   });
 });
