@@ -6,156 +6,169 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type RunStore } from '../../../src/store/index.js';
 import { startViewer, type Viewer } from '../../../src/viewer/server.js';
 import { endLine, resultLine, writeRunFolder } from '../../unit/store/run-fixtures.js';
+import { createTempDatabase, PG_URL, requirePgOrSkip, type TempDatabase } from '../store/pg-database.js';
 
-let dir: string;
-let store: RunStore;
-let viewer: Viewer;
-let live: string;
+const havePg = requirePgOrSkip();
+const backends: { name: string; pg: boolean }[] = [{ name: 'sqlite', pg: false }];
+if (havePg) backends.push({ name: 'postgres', pg: true });
 
-async function get<T>(path: string): Promise<{ status: number; body: T }> {
-  const res = await fetch(new URL(path, viewer.url));
-  return { status: res.status, body: (await res.json()) as T };
-}
+describe.each(backends)('viewer API on $name', (backend) => {
+  let dir: string;
+  let store: RunStore;
+  let viewer: Viewer;
+  let live: string;
+  let pgDb: TempDatabase | null = null;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'viewer-api-'));
-  const cases = Array.from({ length: 120 }, (_, i) => ({
-    id: `case-${String(i).padStart(3, '0')}`,
-    status: (i % 10 === 0 ? 'failed' : i % 25 === 0 ? 'error' : 'passed') as 'failed' | 'error' | 'passed',
-    tags: i % 2 === 0 ? ['even'] : ['odd'],
-    evals: { exact_match: i % 10 !== 0, contains: i % 3 !== 0 },
-  }));
-  writeRunFolder(dir, {
-    id: 'base-run',
-    suite: 'api-suite',
-    startedAt: '2026-02-01T10:00:00Z',
-    cases,
-    metrics: { success_rate: { value: 0.88 } },
-  });
-  writeRunFolder(dir, {
-    id: 'cand-run',
-    suite: 'api-suite',
-    startedAt: '2026-02-02T10:00:00Z',
-    cases: cases.map((c, i) => ({ ...c, status: i < 30 ? ('failed' as const) : c.status })),
-    metrics: { success_rate: { value: 0.7 } },
-  });
-  live = writeRunFolder(dir, {
-    id: 'live-run',
-    suite: 'api-suite',
-    startedAt: '2026-02-03T10:00:00Z',
-    state: 'running',
-    cases: [],
-  });
-  store = await openStore({ runsDir: dir });
-  await store.syncIndex(dir);
-  viewer = await startViewer({ store, runsDir: dir, port: 0, pollIntervalMs: 100 });
-});
+  async function get<T>(path: string): Promise<{ status: number; body: T }> {
+    const res = await fetch(new URL(path, viewer.url));
+    return { status: res.status, body: (await res.json()) as T };
+  }
 
-afterAll(async () => {
-  await viewer?.close();
-  await store?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-describe('viewer API', () => {
-  it('binds loopback and lists runs with metrics', async () => {
-    expect(viewer.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    const { body } = await get<{ total: number; items: { id: string; metrics: Record<string, { value: number }> }[] }>(
-      'api/runs',
-    );
-    expect(body.items.map((r) => r.id)).toEqual(['live-run', 'cand-run', 'base-run']);
-    expect(body.items[2].metrics.success_rate.value).toBe(0.88);
-  });
-
-  it('pages and filters cases on the server', async () => {
-    const page = await get<{ total: number; items: { test_id: string }[] }>(
-      'api/runs/base-run/cases?offset=100&limit=50',
-    );
-    expect(page.body.total).toBe(120);
-    expect(page.body.items).toHaveLength(20);
-    expect(page.body.items[0].test_id).toBe('case-100');
-    const failedOdd = await get<{ total: number; items: { test_id: string }[] }>(
-      'api/runs/base-run/cases?status=failed,error&tag=odd',
-    );
-    expect(failedOdd.body.items.map((c) => c.test_id)).toEqual(['case-025', 'case-075']);
-    const evalFailed = await get<{ total: number }>(
-      'api/runs/base-run/cases?evaluator=contains&evaluator_passed=false',
-    );
-    expect(evalFailed.body.total).toBe(40);
-    const search = await get<{ total: number }>('api/runs/base-run/cases?q=CASE-11');
-    expect(search.body.total).toBe(10);
-  });
-
-  it('returns one case in full and clear errors for bad requests', async () => {
-    const c = await get<{ test_id: string; evaluations: { explanation: string }[] }>('api/runs/base/cases/case-003/0');
-    expect(c.status).toBe(200);
-    expect(c.body.evaluations[1].explanation).toBe('contains says no');
-    expect((await get<{ error: string }>('api/runs/base-run/cases/nope/0')).status).toBe(404);
-    const unknown = await get<{ error: string }>('api/runs/zzz');
-    expect(unknown.status).toBe(404);
-    expect(unknown.body.error).toMatch(/no stored run matches 'zzz'/);
-    const bad = await get<{ error: string }>('api/runs/base-run/cases?status=good');
-    expect(bad.status).toBe(400);
-    expect(bad.body.error).toMatch(/^query\.status/);
-    expect((await get<{ error: string }>('api/nothing')).status).toBe(404);
-  });
-
-  it('compares two runs with paired statistics and paged per-case deltas', async () => {
-    const cmp = await get<{
-      counts: { regressed: number };
-      comparison: { paired: { measures: { name: string; p_value: number | null; verdict: string }[] } } | null;
-      comparison_error: string | null;
-    }>('api/compare?baseline=base-run&candidate=cand-run');
-    expect(cmp.body.comparison_error).toBeNull();
-    // 30 first cases fail in the candidate; 3 of them (0, 10, 20) already failed.
-    expect(cmp.body.counts.regressed).toBe(26);
-    const passRate = cmp.body.comparison?.paired.measures.find((m) => m.name === 'pass_rate');
-    expect(passRate?.verdict).toBe('regression');
-    expect(passRate?.p_value).toBeLessThan(0.001);
-    const deltas = await get<{ total: number; items: { test_id: string; change: string }[] }>(
-      'api/compare/cases?baseline=base-run&candidate=cand-run&change=regressed&limit=5',
-    );
-    expect(deltas.body.total).toBe(26);
-    expect(deltas.body.items.every((d) => d.change === 'regressed')).toBe(true);
-  });
-
-  it('gives the metric history and flaky cases of a suite', async () => {
-    const h = await get<{ id: string; value: number }[]>('api/suites/api-suite/history?metric=success_rate');
-    expect(h.body.map((p) => [p.id, p.value])).toEqual([
-      ['base-run', 0.88],
-      ['cand-run', 0.7],
-    ]);
-    const f = await get<{ runs_considered: number }>('api/suites/api-suite/flaky');
-    expect(f.body.runs_considered).toBe(3);
-  });
-
-  it('refuses requests addressed to another host name (DNS rebinding)', async () => {
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(new URL('api/runs', viewer.url), { headers: { host: 'attacker.example' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', reject);
-      req.end();
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'viewer-api-'));
+    const cases = Array.from({ length: 120 }, (_, i) => ({
+      id: `case-${String(i).padStart(3, '0')}`,
+      status: (i % 10 === 0 ? 'failed' : i % 25 === 0 ? 'error' : 'passed') as 'failed' | 'error' | 'passed',
+      tags: i % 2 === 0 ? ['even'] : ['odd'],
+      evals: { exact_match: i % 10 !== 0, contains: i % 3 !== 0 },
+    }));
+    writeRunFolder(dir, {
+      id: 'base-run',
+      suite: 'api-suite',
+      startedAt: '2026-02-01T10:00:00Z',
+      cases,
+      metrics: { success_rate: { value: 0.88 } },
     });
-    expect(status).toBe(403);
+    writeRunFolder(dir, {
+      id: 'cand-run',
+      suite: 'api-suite',
+      startedAt: '2026-02-02T10:00:00Z',
+      cases: cases.map((c, i) => ({ ...c, status: i < 30 ? ('failed' as const) : c.status })),
+      metrics: { success_rate: { value: 0.7 } },
+    });
+    live = writeRunFolder(dir, {
+      id: 'live-run',
+      suite: 'api-suite',
+      startedAt: '2026-02-03T10:00:00Z',
+      state: 'running',
+      cases: [],
+    });
+    if (backend.pg) pgDb = await createTempDatabase(PG_URL as string, 'harness_viewer_test');
+    store = await openStore({ runsDir: dir, store: pgDb?.url });
+    await store.syncIndex(dir);
+    viewer = await startViewer({ store, runsDir: dir, port: 0, pollIntervalMs: 100 });
   });
 
-  it('streams a live event when a running run grows, and serves its new cases', async () => {
-    const controller = new AbortController();
-    const res = await fetch(new URL('api/events', viewer.url), { signal: controller.signal });
-    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    appendFileSync(join(live, 'journal.jsonl'), resultLine({ id: 'l1', status: 'passed' }) + endLine('completed'));
-    let text = '';
-    while (!text.includes('"id":"live-run"')) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
-    }
-    controller.abort();
-    expect(text).toMatch(/event: run\ndata: \{"type":"run","id":"live-run","state":"completed","added":1/);
-    const run = await get<{ state: string; total: number }>('api/runs/live-run');
-    expect(run.body).toMatchObject({ state: 'completed', total: 1 });
+  afterAll(async () => {
+    await viewer?.close();
+    await store?.close();
+    await pgDb?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('endpoints', () => {
+    it('binds loopback and lists runs with metrics', async () => {
+      expect(viewer.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const { body } = await get<{
+        total: number;
+        items: { id: string; metrics: Record<string, { value: number }> }[];
+      }>('api/runs');
+      expect(body.items.map((r) => r.id)).toEqual(['live-run', 'cand-run', 'base-run']);
+      expect(body.items[2].metrics.success_rate.value).toBe(0.88);
+    });
+
+    it('pages and filters cases on the server', async () => {
+      const page = await get<{ total: number; items: { test_id: string }[] }>(
+        'api/runs/base-run/cases?offset=100&limit=50',
+      );
+      expect(page.body.total).toBe(120);
+      expect(page.body.items).toHaveLength(20);
+      expect(page.body.items[0].test_id).toBe('case-100');
+      const failedOdd = await get<{ total: number; items: { test_id: string }[] }>(
+        'api/runs/base-run/cases?status=failed,error&tag=odd',
+      );
+      expect(failedOdd.body.items.map((c) => c.test_id)).toEqual(['case-025', 'case-075']);
+      const evalFailed = await get<{ total: number }>(
+        'api/runs/base-run/cases?evaluator=contains&evaluator_passed=false',
+      );
+      expect(evalFailed.body.total).toBe(40);
+      const search = await get<{ total: number }>('api/runs/base-run/cases?q=CASE-11');
+      expect(search.body.total).toBe(10);
+    });
+
+    it('returns one case in full and clear errors for bad requests', async () => {
+      const c = await get<{ test_id: string; evaluations: { explanation: string }[] }>(
+        'api/runs/base/cases/case-003/0',
+      );
+      expect(c.status).toBe(200);
+      expect(c.body.evaluations[1].explanation).toBe('contains says no');
+      expect((await get<{ error: string }>('api/runs/base-run/cases/nope/0')).status).toBe(404);
+      const unknown = await get<{ error: string }>('api/runs/zzz');
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.error).toMatch(/no stored run matches 'zzz'/);
+      const bad = await get<{ error: string }>('api/runs/base-run/cases?status=good');
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toMatch(/^query\.status/);
+      expect((await get<{ error: string }>('api/nothing')).status).toBe(404);
+    });
+
+    it('compares two runs with paired statistics and paged per-case deltas', async () => {
+      const cmp = await get<{
+        counts: { regressed: number };
+        comparison: { paired: { measures: { name: string; p_value: number | null; verdict: string }[] } } | null;
+        comparison_error: string | null;
+      }>('api/compare?baseline=base-run&candidate=cand-run');
+      expect(cmp.body.comparison_error).toBeNull();
+      // 30 first cases fail in the candidate; 3 of them (0, 10, 20) already failed.
+      expect(cmp.body.counts.regressed).toBe(26);
+      const passRate = cmp.body.comparison?.paired.measures.find((m) => m.name === 'pass_rate');
+      expect(passRate?.verdict).toBe('regression');
+      expect(passRate?.p_value).toBeLessThan(0.001);
+      const deltas = await get<{ total: number; items: { test_id: string; change: string }[] }>(
+        'api/compare/cases?baseline=base-run&candidate=cand-run&change=regressed&limit=5',
+      );
+      expect(deltas.body.total).toBe(26);
+      expect(deltas.body.items.every((d) => d.change === 'regressed')).toBe(true);
+    });
+
+    it('gives the metric history and flaky cases of a suite', async () => {
+      const h = await get<{ id: string; value: number }[]>('api/suites/api-suite/history?metric=success_rate');
+      expect(h.body.map((p) => [p.id, p.value])).toEqual([
+        ['base-run', 0.88],
+        ['cand-run', 0.7],
+      ]);
+      const f = await get<{ runs_considered: number }>('api/suites/api-suite/flaky');
+      expect(f.body.runs_considered).toBe(3);
+    });
+
+    it('refuses requests addressed to another host name (DNS rebinding)', async () => {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(new URL('api/runs', viewer.url), { headers: { host: 'attacker.example' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(403);
+    });
+
+    it('streams a live event when a running run grows, and serves its new cases', async () => {
+      const controller = new AbortController();
+      const res = await fetch(new URL('api/events', viewer.url), { signal: controller.signal });
+      expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      appendFileSync(join(live, 'journal.jsonl'), resultLine({ id: 'l1', status: 'passed' }) + endLine('completed'));
+      let text = '';
+      while (!text.includes('"id":"live-run"')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      controller.abort();
+      expect(text).toMatch(/event: run\ndata: \{"type":"run","id":"live-run","state":"completed","added":1/);
+      const run = await get<{ state: string; total: number }>('api/runs/live-run');
+      expect(run.body).toMatchObject({ state: 'completed', total: 1 });
+    });
   });
 });
