@@ -31,6 +31,15 @@ if (!existsSync('/usr/bin/time')) {
   process.exit(2);
 }
 
+if (
+  !process.env.HARNESS_BENCH_REDIS_URL &&
+  !process.env.HARNESS_TEST_REDIS_URL &&
+  spawnSync('redis-server', ['--version']).status !== 0
+) {
+  console.error('needs Redis: install redis-server, or set HARNESS_BENCH_REDIS_URL=redis://host:port');
+  process.exit(2);
+}
+
 const started: ChildProcess[] = [];
 const stopAll = () => {
   for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
