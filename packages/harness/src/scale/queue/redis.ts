@@ -43,15 +43,17 @@ export async function connectRedis(url: string, timeoutMs = 5000): Promise<Redis
     maxRetriesPerRequest: 2,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
-  client.on('error', () => {
+  let lastError: Error | null = null;
+  client.on('error', (err: Error) => {
     // Reconnection is automatic; a failing command reports the error where it matters.
+    lastError = err;
   });
   try {
     await client.connect();
     await client.ping();
   } catch (err) {
     client.disconnect();
-    const why = err instanceof Error ? err.message : String(err);
+    const why = (lastError as Error | null)?.message ?? (err instanceof Error ? err.message : String(err));
     throw new Error(`cannot reach Redis at ${redactRedisUrl(url)}: ${why}`);
   }
   return client;
