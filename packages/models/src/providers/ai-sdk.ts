@@ -1,13 +1,14 @@
+// Error classes and types come from the small provider-spec package; the vendor SDKs load on first call.
 import {
   APICallError,
   EmptyResponseBodyError,
   InvalidResponseDataError,
   JSONParseError,
   type JSONSchema7,
-  type LanguageModel,
+  type LanguageModelV3,
   NoContentGeneratedError,
   TypeValidationError,
-} from 'ai';
+} from '@ai-sdk/provider';
 import {
   CapabilityUnsupportedError,
   type FinishReason,
@@ -32,7 +33,6 @@ import { estimateCallUsage, estimateRequestUsage } from '../shared/tokens.js';
  * turns the result into a provider-neutral ModelResponse. AI SDK types never leave this folder.
  */
 
-type LanguageModelV3 = Extract<LanguageModel, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<LanguageModelV3['doGenerate']>[0];
 type Prompt = CallOptions['prompt'];
 type GenerateResult = Awaited<ReturnType<LanguageModelV3['doGenerate']>>;
@@ -54,7 +54,8 @@ export interface VendorAdapterOptions {
 export interface VendorProfile {
   providerId: string;
   model: string;
-  languageModel: LanguageModelV3;
+  /** The model, or a loader for it: vendor SDKs take ~0.2 s to import, so they load on the first call. */
+  languageModel: LanguageModelV3 | (() => Promise<LanguageModelV3>);
   capabilities: ProviderCapabilities;
   timeoutMs: number;
   /** `response_format`: ask the API for JSON; `system_instruction`: append an instruction to the system prompt. */
@@ -167,7 +168,7 @@ export class AiSdkProvider implements ModelProvider {
     const { signal: callSignal, timedOut } = this.#signal(signal);
     let reader: ReadableStreamDefaultReader<unknown> | undefined;
     try {
-      const { stream } = await this.#p.languageModel.doStream(
+      const { stream } = await (await this.#model()).doStream(
         this.#options(request, { structured: false, tools: false }, callSignal),
       );
       reader = stream.getReader();
@@ -291,12 +292,21 @@ export class AiSdkProvider implements ModelProvider {
     return new ProviderError(`${id} request failed: ${name}: ${scrub(message, secrets)}`, { cause: error });
   }
 
+  #loaded?: Promise<LanguageModelV3>;
+
+  /** The language model, loading the vendor SDK once on first use. */
+  #model(): Promise<LanguageModelV3> {
+    const source = this.#p.languageModel;
+    this.#loaded ??= typeof source === 'function' ? source() : Promise.resolve(source);
+    return this.#loaded;
+  }
+
   async #call(request: ModelRequest, mode: Mode, outer?: AbortSignal): Promise<ModelResponse> {
     const timer = new Timer();
     const { signal, timedOut } = this.#signal(outer);
     let result: GenerateResult;
     try {
-      result = await this.#p.languageModel.doGenerate(this.#options(request, mode, signal));
+      result = await (await this.#model()).doGenerate(this.#options(request, mode, signal));
     } catch (error) {
       throw this.#wrap(error, outer, timedOut());
     }

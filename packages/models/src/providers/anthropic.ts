@@ -1,4 +1,3 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
 import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
@@ -15,11 +14,15 @@ export interface AnthropicProviderOptions extends VendorAdapterOptions {
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions): ModelProvider {
   const model = options.model ?? anthropicEntry.defaultModel;
-  const anthropic = createAnthropic({ apiKey: options.apiKey, baseURL: options.baseURL, fetch: options.fetch });
   return new AiSdkProvider({
     providerId: 'anthropic',
     model,
-    languageModel: anthropic.messages(model),
+    languageModel: async () => {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      return createAnthropic({ apiKey: options.apiKey, baseURL: options.baseURL, fetch: options.fetch }).messages(
+        model,
+      );
+    },
     capabilities: anthropicEntry.capabilities,
     timeoutMs: options.timeoutMs ?? 60_000,
     structuredMode: 'system_instruction',

@@ -1,4 +1,3 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { type ModelProvider, ProviderError } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
 import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
@@ -29,18 +28,21 @@ export function createAzureOpenAIProvider(options: AzureOpenAIProviderOptions): 
   }
   const model = options.model ?? azureOpenAIEntry.defaultModel;
   const base = `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}`;
-  const azure = createOpenAICompatible({
-    name: 'azure_openai',
-    baseURL: `${base}/openai/deployments/${encodeURIComponent(model)}`,
-    headers: { 'api-key': options.apiKey },
-    queryParams: { 'api-version': options.apiVersion ?? AZURE_OPENAI_DEFAULT_API_VERSION },
-    includeUsage: true,
-    fetch: options.fetch,
-  });
   return new AiSdkProvider({
     providerId: 'azure_openai',
     model,
-    languageModel: azure.chatModel(model),
+    languageModel: async () => {
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+      const azure = createOpenAICompatible({
+        name: 'azure_openai',
+        baseURL: `${base}/openai/deployments/${encodeURIComponent(model)}`,
+        headers: { 'api-key': options.apiKey },
+        queryParams: { 'api-version': options.apiVersion ?? AZURE_OPENAI_DEFAULT_API_VERSION },
+        includeUsage: true,
+        fetch: options.fetch,
+      });
+      return azure.chatModel(model);
+    },
     capabilities: azureOpenAIEntry.capabilities,
     timeoutMs: options.timeoutMs ?? 60_000,
     structuredMode: 'response_format',

@@ -1,4 +1,3 @@
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
 import { AiSdkProvider, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
@@ -19,16 +18,19 @@ export interface GeminiProviderOptions extends VendorAdapterOptions {
  */
 export function createGeminiProvider(options: GeminiProviderOptions): ModelProvider {
   const model = options.model ?? geminiEntry.defaultModel;
-  const google = createGoogleGenerativeAI({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    headers: options.headers,
-    fetch: options.fetch,
-  });
   return new AiSdkProvider({
     providerId: options.providerId ?? 'gemini',
     model,
-    languageModel: google.languageModel(model),
+    languageModel: async () => {
+      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+      const google = createGoogleGenerativeAI({
+        apiKey: options.apiKey,
+        baseURL: options.baseURL,
+        headers: options.headers,
+        fetch: options.fetch,
+      });
+      return google.languageModel(model);
+    },
     capabilities: geminiEntry.capabilities,
     timeoutMs: options.timeoutMs ?? 60_000,
     structuredMode: 'response_format',

@@ -1,4 +1,3 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { type ModelProvider, type ProviderCapabilities, ProviderError } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
 import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
@@ -29,18 +28,21 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleProvider
   }
   const providerId = options.providerId ?? 'openai_compatible';
   const model = options.model ?? openAICompatibleEntry.defaultModel;
-  const client = createOpenAICompatible({
-    name: providerId,
-    baseURL: options.baseURL.replace(/\/+$/, ''),
-    apiKey: options.apiKey,
-    headers: options.headers,
-    includeUsage: true,
-    fetch: options.fetch,
-  });
   return new AiSdkProvider({
     providerId,
     model,
-    languageModel: client.chatModel(model),
+    languageModel: async () => {
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+      const client = createOpenAICompatible({
+        name: providerId,
+        baseURL: options.baseURL.replace(/\/+$/, ''),
+        apiKey: options.apiKey,
+        headers: options.headers,
+        includeUsage: true,
+        fetch: options.fetch,
+      });
+      return client.chatModel(model);
+    },
     capabilities: options.capabilities ?? openAICompatibleEntry.capabilities,
     timeoutMs: options.timeoutMs ?? 60_000,
     structuredMode: 'response_format',

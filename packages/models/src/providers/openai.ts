@@ -1,4 +1,3 @@
-import { createOpenAI } from '@ai-sdk/openai';
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
 import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
@@ -13,16 +12,19 @@ export interface OpenAIProviderOptions extends VendorAdapterOptions {
 /** OpenAI Chat Completions through the AI SDK (`@ai-sdk/openai`). Structured calls use `response_format: json_object`. */
 export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvider {
   const model = options.model ?? openaiEntry.defaultModel;
-  const openai = createOpenAI({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    organization: options.organization,
-    fetch: options.fetch,
-  });
   return new AiSdkProvider({
     providerId: 'openai',
     model,
-    languageModel: openai.chat(model),
+    languageModel: async () => {
+      const { createOpenAI } = await import('@ai-sdk/openai');
+      const openai = createOpenAI({
+        apiKey: options.apiKey,
+        baseURL: options.baseURL,
+        organization: options.organization,
+        fetch: options.fetch,
+      });
+      return openai.chat(model);
+    },
     capabilities: openaiEntry.capabilities,
     timeoutMs: options.timeoutMs ?? 60_000,
     structuredMode: 'response_format',
