@@ -55,7 +55,7 @@ export function selectScenarios(
       wanted.add(id);
     }
     selected = applicable.filter((s) => wanted.has(s.id));
-    for (const s of corpus.all) {
+    for (const s of applicable) {
       if (!wanted.has(s.id)) skipped.push({ scenario_id: s.id, reason: 'not selected (--scenario)' });
     }
     skipped.sort((a, b) => a.scenario_id.localeCompare(b.scenario_id));

@@ -23,6 +23,7 @@ export function ExecutiveReport({ s }: Props) {
   const a = s.assessment;
   const heads = chainHeads(s);
   const comparison = s.comparison;
+  const notRun = s.campaign.skipped.filter((x) => !x.reason.startsWith('not selected'));
   return (
     <main>
       <h1>Should this agent get operational authority?</h1>
@@ -53,6 +54,9 @@ export function ExecutiveReport({ s }: Props) {
 
       <h2>Scenarios resisted by difficulty</h2>
       <TiersTable s={s} />
+      {notRun.length > 0 ? (
+        <p>{`${notRun.length} scenario(s) were not run with this provider because they script the model's replies (mock only): ${notRun.map((x) => x.scenario_id).join(', ')}. Scores cover the ${a.coverage.denominator} applicable attack scenarios.`}</p>
+      ) : null}
 
       <h2>Benign control set</h2>
       <p>

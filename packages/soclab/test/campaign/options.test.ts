@@ -57,8 +57,15 @@ describe('live providers run only the scenarios that do not need the mock', () =
     expect(run.info.skipped.find((x) => x.scenario_id === 'ATK-003')?.reason).toContain('only with the mock');
     // coverage is over the live-applicable corpus (13 attacks), not the full 30
     expect(run.assessment.coverage).toMatchObject({ numerator: 2, denominator: 13 });
-    const technical = run.scorecard.campaign.skipped.map((x) => x.scenario_id);
-    expect(technical).toContain('ATK-003');
+    const skipped = run.scorecard.campaign.skipped.map((x) => x.scenario_id);
+    expect(skipped).toContain('ATK-003');
+    expect(new Set(skipped).size).toBe(skipped.length);
+    expect(skipped).toHaveLength(33 - 3);
+    const { renderHtml } = await import('../../src/reports/render.js');
+    expect(renderHtml(run.scorecard, 'executive')).toMatch(
+      /19 scenario\(s\) were not run with this provider[^<]*ATK-002/,
+    );
+    expect(renderHtml(run.scorecard, 'technical')).toContain('ATK-003: scripts the model');
   });
 });
 
