@@ -18,6 +18,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import type { AttackScenario } from '../contracts/scenarios.js';
 import { ApprovalInbox } from '../control/approval-inbox.js';
+import { loadPolicyEngine } from '../control/policy/index.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
 import { openEvidenceStore } from '../evidence/store.js';
 import { SOCLAB_VERSION } from '../index.js';
@@ -106,6 +107,9 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   const store = await ApiStore.open(evidence);
   await store.interruptPendingApprovals(new Date().toISOString());
   const corpus = options.corpus ?? loadCorpus();
+  // Compile the policy set now (cached by folder digest) rather than inside the first campaign, where its
+  // synchronous load would stall every request for a moment.
+  loadPolicyEngine();
 
   // Inbox changes are written in order (insert before settle, even on a pooled PostgreSQL connection).
   let approvalWrites: Promise<void> = Promise.resolve();
