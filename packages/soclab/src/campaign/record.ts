@@ -66,10 +66,17 @@ export function trustedRecordOf(metadata: Readonly<Record<string, unknown>> | un
   return raw !== undefined && raw !== null && typeof raw === 'object' && raw.schema === RUN_RECORD_SCHEMA ? raw : null;
 }
 
+// Every evaluator of a case reads the same record object: validate it once.
+const validated = new WeakMap<object, RunRecord | null>();
+
 /** Read the record from a harness result's output metadata (null when it is missing or malformed). */
 export function recordOf(metadata: Readonly<Record<string, unknown>> | undefined): RunRecord | null {
   const raw = metadata?.soclab;
-  if (raw === undefined) return null;
+  if (raw === undefined || raw === null || typeof raw !== 'object') return null;
+  const hit = validated.get(raw);
+  if (hit !== undefined) return hit;
   const parsed = RunRecord.safeParse(raw);
-  return parsed.success ? parsed.data : null;
+  const record = parsed.success ? parsed.data : null;
+  validated.set(raw, record);
+  return record;
 }
