@@ -14,7 +14,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runStudy } from '../packages/soclab/src/campaign/study.js';
+
+// As the CLI does: React's production build for the reports (loaded with the study below).
+process.env.NODE_ENV ??= 'production';
+const { runStudy } = await import('../packages/soclab/src/campaign/study.js');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TARGET_MS = 3000;
