@@ -136,6 +136,11 @@ export function CampaignPage({ id, query }: { id: string; query: URLSearchParams
         </h1>
         <StatusPill status={c.status} />
       </div>
+      {(c.request as { note?: string }).note ? (
+        <p className="muted">
+          Note by {c.owner}: <span className="untrusted">{String((c.request as { note?: string }).note)}</span>
+        </p>
+      ) : null}
       <section className="card" data-testid="progress">
         <ProgressBar done={c.progress.done} total={c.progress.total} />
         <p>
