@@ -80,6 +80,7 @@ export class WorkerHost {
   #subscriber: Redis | null = null;
   #timer: NodeJS.Timeout | null = null;
   #polling: Promise<void> | null = null;
+  #pollAgain = false;
   #stopping = false;
   #idleSince = Date.now();
   #done: () => void = () => {};
@@ -139,14 +140,22 @@ export class WorkerHost {
     void this.#pollOnce().finally(() => this.#schedule());
   }
 
-  /** One registry pass at a time; a request during a pass waits for it. */
+  /** One registry pass at a time; a request during a pass runs another pass right after it. */
   async #pollOnce(): Promise<void> {
-    if (this.#polling) return this.#polling;
-    this.#polling = this.#poll()
-      .catch((err) => this.#log(`harness worker: cannot read the run registry: ${errorMessage(err)}`))
-      .finally(() => {
-        this.#polling = null;
-      });
+    if (this.#polling) {
+      this.#pollAgain = true;
+      return this.#polling;
+    }
+    this.#polling = (async () => {
+      do {
+        this.#pollAgain = false;
+        await this.#poll().catch((err) =>
+          this.#log(`harness worker: cannot read the run registry: ${errorMessage(err)}`),
+        );
+      } while (this.#pollAgain && !this.#stopping);
+    })().finally(() => {
+      this.#polling = null;
+    });
     return this.#polling;
   }
 
