@@ -66,7 +66,7 @@ export const ServerConfig = z.strictObject({
     })
     .default({ max: 600, window_ms: 60_000 }),
   /** How long a campaign run waits for a person's decision (`approver: human`). */
-  approval_timeout_seconds: z.number().min(1).max(86_400).default(300),
+  approval_timeout_seconds: z.number().min(1).max(86_400).default(240),
   /** Campaigns running at once (the rest queue). */
   max_running_campaigns: z.number().int().min(1).max(16).default(1),
   /** Scenario runs in parallel inside one campaign. */

@@ -24,7 +24,7 @@ export function NewCampaign({ me }: { me: Me }) {
   const [repeats, setRepeats] = useState(1);
   const [approver, setApprover] = useState('none');
   const [noise, setNoise] = useState('0.1');
-  const [timeout, setTimeoutSeconds] = useState('300');
+  const [timeout, setTimeoutSeconds] = useState('240');
   const [ablate, setAblate] = useState('');
   const [picked, setPicked] = useState<Set<string> | null>(null);
   const [error, setError] = useState<unknown>(null);
