@@ -4,7 +4,7 @@ import { ApprovalNotFoundError, SelfApprovalError } from './approvals.js';
 import type { ApproverVerdict, ExternalApprover, HumanApprovalChannel, HumanReviewContext } from './approver.js';
 
 /** Default time a run waits for a person's decision before the request lapses (it then stays unapproved). */
-export const DEFAULT_HUMAN_APPROVAL_TIMEOUT_SECONDS = 300;
+export const DEFAULT_HUMAN_APPROVAL_TIMEOUT_SECONDS = 240;
 
 /** The request was already approved, rejected, expired or cancelled (API 409). */
 export class ApprovalAlreadySettledError extends Error {
