@@ -211,6 +211,7 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
 
     // Enqueue every key not yet journaled. Existing job ids (a restarted coordinator) are not re-added.
     const batchSize = options.batchSize ?? 500;
+    let enqueuedJobs = 0;
     let batch: {
       name: string;
       data: JobData;
@@ -241,7 +242,11 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
             backoff: { type: BACKOFF_TYPE, delay: options.run.retry.base_delay_ms },
           },
         });
-        if (batch.length >= batchSize) await flush();
+        // The first batch is small so workers can start while the rest is enqueued.
+        if (batch.length >= (enqueuedJobs === 0 ? Math.min(50, batchSize) : batchSize)) {
+          enqueuedJobs += batch.length;
+          await flush();
+        }
       }
       if (signal?.aborted) break;
     }
