@@ -41,6 +41,13 @@ if (!CHROMIUM)
 
 const OPERATOR = 'console-operator-token-0123456789';
 const APPROVER = 'console-approver-token-0123456789';
+/** Go to the next replay step and wait until the page shows it (the URL changes before React re-renders). */
+async function nextStep(page: Page): Promise<void> {
+  const current = Number(await page.locator('[data-testid=step-body]').getAttribute('data-step'));
+  await page.click('[data-testid=next-step]');
+  await page.waitForSelector(`[data-testid=step-body][data-step="${current + 1}"]`);
+}
+
 const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script> {not json';
 
 describe.skipIf(!CHROMIUM)('soclab web console in headless Chromium', () => {
@@ -209,9 +216,7 @@ describe.skipIf(!CHROMIUM)('soclab web console in headless Chromium', () => {
         found = true;
         break;
       }
-      const before = operator.url();
-      await operator.click('[data-testid=next-step]');
-      await operator.waitForFunction((u) => window.location.href !== u, before);
+      await nextStep(operator);
     }
     expect(found).toBe(true);
     const step = await operator.locator('[data-testid=step-body]').innerText();
@@ -223,11 +228,10 @@ describe.skipIf(!CHROMIUM)('soclab web console in headless Chromium', () => {
 
     // Step back to the finding: claims with their support.
     await operator.goto(`${operator.url().split('?')[0]}?step=0`);
+    await operator.waitForSelector('[data-testid=step-body][data-step="0"]');
     for (let i = 0; i < 20; i++) {
       if ((await operator.locator('[data-testid=step-body]').getAttribute('data-kind')) === 'finding') break;
-      const before = operator.url();
-      await operator.click('[data-testid=next-step]');
-      await operator.waitForFunction((u) => window.location.href !== u, before);
+      await nextStep(operator);
     }
     expect(await operator.locator('[data-testid=supported-claims] li').count()).toBeGreaterThan(0);
     await shot(operator, '08-replay-finding');
@@ -238,10 +242,8 @@ describe.skipIf(!CHROMIUM)('soclab web console in headless Chromium', () => {
     await operator.waitForSelector('[data-testid=verification]');
     for (let i = 0; i < 20; i++) {
       const text = await operator.locator('[data-testid=step-body]').innerText();
-      if (text.includes('<img src=x')) break;
-      const before = operator.url();
-      await operator.click('[data-testid=next-step]');
-      await operator.waitForFunction((u) => window.location.href !== u, before);
+      if (text.includes(XSS)) break;
+      await nextStep(operator);
     }
     expect(await operator.locator('[data-testid=step-body]').innerText()).toContain(XSS);
     expect(await operator.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();

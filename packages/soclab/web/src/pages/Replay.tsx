@@ -263,7 +263,7 @@ export function Replay({ runId, query }: { runId: string; query: URLSearchParams
               </span>
             }
           >
-            <div data-testid="step-body" data-kind={step.kind}>
+            <div data-testid="step-body" data-kind={step.kind} data-step={index}>
               <p className="muted small">
                 {step.at ? `${when(step.at)} · ` : ''}chain sequences {step.sequences.join(', ')}
               </p>
