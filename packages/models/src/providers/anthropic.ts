@@ -1,6 +1,7 @@
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
-import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { createVendorProvider } from './vendor.js';
 
 export interface AnthropicProviderOptions extends VendorAdapterOptions {
   apiKey: string;
@@ -13,18 +14,14 @@ export interface AnthropicProviderOptions extends VendorAdapterOptions {
  * system prompt and the reply is still parsed strictly; turns alternate and start with a user message.
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions): ModelProvider {
-  const model = options.model ?? anthropicEntry.defaultModel;
-  return new AiSdkProvider({
-    providerId: 'anthropic',
-    model,
-    languageModel: async () => {
+  return createVendorProvider(options, {
+    entry: anthropicEntry,
+    load: async (model) => {
       const { createAnthropic } = await import('@ai-sdk/anthropic');
       return createAnthropic({ apiKey: options.apiKey, baseURL: options.baseURL, fetch: options.fetch }).messages(
         model,
       );
     },
-    capabilities: anthropicEntry.capabilities,
-    timeoutMs: options.timeoutMs ?? 60_000,
     structuredMode: 'system_instruction',
     jsonModeOnlyWithoutTools: false,
     alternateRoles: true,

@@ -1,6 +1,7 @@
-import { type ModelProvider, ProviderError } from '../provider.js';
+import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
-import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { absoluteHttpUrl, createVendorProvider } from './vendor.js';
 
 export const AZURE_OPENAI_DEFAULT_API_VERSION = '2024-10-21';
 
@@ -17,21 +18,11 @@ export interface AzureOpenAIProviderOptions extends VendorAdapterOptions {
  * `<endpoint>/openai/deployments/<deployment>/chat/completions?api-version=<v>` with an `api-key` header.
  */
 export function createAzureOpenAIProvider(options: AzureOpenAIProviderOptions): ModelProvider {
-  let endpoint: URL;
-  try {
-    endpoint = new URL(options.endpoint);
-  } catch {
-    throw new ProviderError('AZURE_OPENAI_ENDPOINT must be an absolute https URL');
-  }
-  if (endpoint.protocol !== 'https:' && endpoint.protocol !== 'http:') {
-    throw new ProviderError('AZURE_OPENAI_ENDPOINT must be an absolute https URL');
-  }
-  const model = options.model ?? azureOpenAIEntry.defaultModel;
+  const endpoint = absoluteHttpUrl(options.endpoint, 'AZURE_OPENAI_ENDPOINT must be an absolute https URL');
   const base = `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}`;
-  return new AiSdkProvider({
-    providerId: 'azure_openai',
-    model,
-    languageModel: async () => {
+  return createVendorProvider(options, {
+    entry: azureOpenAIEntry,
+    load: async (model) => {
       const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       const azure = createOpenAICompatible({
         name: 'azure_openai',
@@ -43,8 +34,6 @@ export function createAzureOpenAIProvider(options: AzureOpenAIProviderOptions): 
       });
       return azure.chatModel(model);
     },
-    capabilities: azureOpenAIEntry.capabilities,
-    timeoutMs: options.timeoutMs ?? 60_000,
     structuredMode: 'response_format',
     jsonModeOnlyWithoutTools: false,
     alternateRoles: false,

@@ -1,6 +1,7 @@
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
-import { AiSdkProvider, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { createVendorProvider } from './vendor.js';
 
 export interface GeminiProviderOptions extends VendorAdapterOptions {
   apiKey: string;
@@ -17,11 +18,10 @@ export interface GeminiProviderOptions extends VendorAdapterOptions {
  * when no function declarations go out, because the API rejects the combination; the reply is parsed strictly.
  */
 export function createGeminiProvider(options: GeminiProviderOptions): ModelProvider {
-  const model = options.model ?? geminiEntry.defaultModel;
-  return new AiSdkProvider({
-    providerId: options.providerId ?? 'gemini',
-    model,
-    languageModel: async () => {
+  return createVendorProvider(options, {
+    entry: geminiEntry,
+    providerId: options.providerId,
+    load: async (model) => {
       const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
       const google = createGoogleGenerativeAI({
         apiKey: options.apiKey,
@@ -31,8 +31,6 @@ export function createGeminiProvider(options: GeminiProviderOptions): ModelProvi
       });
       return google.languageModel(model);
     },
-    capabilities: geminiEntry.capabilities,
-    timeoutMs: options.timeoutMs ?? 60_000,
     structuredMode: 'response_format',
     jsonModeOnlyWithoutTools: true,
     alternateRoles: true,

@@ -1,6 +1,7 @@
-import { type ModelProvider, type ProviderCapabilities, ProviderError } from '../provider.js';
+import type { ModelProvider, ProviderCapabilities } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
-import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { absoluteHttpUrl, createVendorProvider } from './vendor.js';
 
 export interface OpenAICompatibleProviderOptions extends VendorAdapterOptions {
   /** Base URL ending before `/chat/completions`, e.g. http://localhost:4000/v1 (LiteLLM) or https://openrouter.ai/api/v1. */
@@ -17,21 +18,13 @@ export interface OpenAICompatibleProviderOptions extends VendorAdapterOptions {
 
 /** Any OpenAI-compatible Chat Completions endpoint (LiteLLM, vLLM, OpenRouter, Together, Groq, xAI, Ollama /v1). */
 export function createOpenAICompatibleProvider(options: OpenAICompatibleProviderOptions): ModelProvider {
-  let url: URL;
-  try {
-    url = new URL(options.baseURL);
-  } catch {
-    throw new ProviderError(`${options.providerId ?? 'openai_compatible'}: base URL must be an absolute http(s) URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ProviderError(`${options.providerId ?? 'openai_compatible'}: base URL must be an absolute http(s) URL`);
-  }
-  const providerId = options.providerId ?? 'openai_compatible';
-  const model = options.model ?? openAICompatibleEntry.defaultModel;
-  return new AiSdkProvider({
+  const providerId = options.providerId ?? openAICompatibleEntry.id;
+  absoluteHttpUrl(options.baseURL, `${providerId}: base URL must be an absolute http(s) URL`);
+  return createVendorProvider(options, {
+    entry: openAICompatibleEntry,
     providerId,
-    model,
-    languageModel: async () => {
+    capabilities: options.capabilities,
+    load: async (model) => {
       const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       const client = createOpenAICompatible({
         name: providerId,
@@ -43,8 +36,6 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleProvider
       });
       return client.chatModel(model);
     },
-    capabilities: options.capabilities ?? openAICompatibleEntry.capabilities,
-    timeoutMs: options.timeoutMs ?? 60_000,
     structuredMode: 'response_format',
     jsonModeOnlyWithoutTools: false,
     alternateRoles: false,

@@ -1,6 +1,7 @@
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
-import { AiSdkProvider, envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { createVendorProvider } from './vendor.js';
 
 export interface OpenAIProviderOptions extends VendorAdapterOptions {
   apiKey: string;
@@ -11,11 +12,9 @@ export interface OpenAIProviderOptions extends VendorAdapterOptions {
 
 /** OpenAI Chat Completions through the AI SDK (`@ai-sdk/openai`). Structured calls use `response_format: json_object`. */
 export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvider {
-  const model = options.model ?? openaiEntry.defaultModel;
-  return new AiSdkProvider({
-    providerId: 'openai',
-    model,
-    languageModel: async () => {
+  return createVendorProvider(options, {
+    entry: openaiEntry,
+    load: async (model) => {
       const { createOpenAI } = await import('@ai-sdk/openai');
       const openai = createOpenAI({
         apiKey: options.apiKey,
@@ -25,8 +24,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
       });
       return openai.chat(model);
     },
-    capabilities: openaiEntry.capabilities,
-    timeoutMs: options.timeoutMs ?? 60_000,
     structuredMode: 'response_format',
     jsonModeOnlyWithoutTools: false,
     alternateRoles: false,
