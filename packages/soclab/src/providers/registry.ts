@@ -68,7 +68,10 @@ export function providerValidationLabel(providerId: string): string | null {
   const registry = soclabProviderRegistry({ env: {} });
   if (!registry.has(providerId)) return null;
   const entry = registry.entry(providerId);
-  return `${entry.validationLevel}: ${entry.validation}`;
+  // Avoid "deterministic: deterministic, runs in CI" when the description already starts with the level.
+  return entry.validation.startsWith(entry.validationLevel)
+    ? entry.validation
+    : `${entry.validationLevel}: ${entry.validation}`;
 }
 
 /** A provider choice that cannot run: unknown, unapproved or unconfigured (CLI exit 2, API 400). */

@@ -8,6 +8,7 @@ import {
   checkProviderSelection,
   isLiveProvider,
   ProviderSelectionError,
+  providerValidationLabel,
   soclabProviderRegistry,
 } from '../../../src/providers/registry.js';
 
@@ -103,5 +104,13 @@ describe('soclab provider registry', () => {
   it('approves the chosen (provider, model) pair on top of the lab defaults', () => {
     expect(approvedModelsFor('http', 'agent')).toEqual([...DEFAULT_APPROVED_MODELS, ['http', 'agent']]);
     expect(approvedModelsFor('mock', 'mock-investigator-v1')).toEqual([...DEFAULT_APPROVED_MODELS]);
+  });
+});
+
+describe('providerValidationLabel', () => {
+  it('labels a provider by its validation level without repeating it', () => {
+    expect(providerValidationLabel('mock')).toBe('deterministic, runs in CI');
+    expect(providerValidationLabel('http')).toMatch(/^end-to-end: .*reference agent/);
+    expect(providerValidationLabel('no_such_provider')).toBeNull();
   });
 });
