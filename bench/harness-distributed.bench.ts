@@ -132,6 +132,10 @@ interface Figures {
   processing: number;
   /** CPU seconds of every process taking part: coordinator, workers, agent, Redis (when started here). */
   allCpu: number;
+  /** CPU seconds by role over the coordinator's run: workers (summed), agent, Redis. */
+  workersCpu: number;
+  agentCpu: number;
+  redisCpu: number;
   /** Process start to the run's start (header), run start to the first result, last result to exit. */
   startup: number;
   firstResult: number;
@@ -170,6 +174,9 @@ function timed(args: string[], runDir: string): Figures {
     firstResult: (first - runStart) / 1000,
     tail: (epoch1 - last) / 1000,
     allCpu: 0,
+    workersCpu: 0,
+    agentCpu: 0,
+    redisCpu: 0,
   };
 }
 
@@ -231,18 +238,22 @@ try {
 
   const scenario = async (workerCount: number): Promise<Figures> => {
     const workers = await startWorkers(url, workerCount);
-    const others = () =>
-      [...workers.map((w) => w.pid), agentChild?.pid, redisChild?.pid].reduce(
-        (n: number, pid) => n + cpuSeconds(pid),
-        0,
-      );
+    const roles = () => ({
+      workers: workers.reduce((n, w) => n + cpuSeconds(w.pid), 0),
+      agent: cpuSeconds(agentChild?.pid),
+      redis: cpuSeconds(redisChild?.pid),
+    });
     try {
-      const before = others();
+      const before = roles();
       const f = timed(
         ['run', 'suite.yaml', '--queue', url, '--format', 'json', '--no-index'],
         join(out, `queue-${workerCount}w-${Math.random().toString(36).slice(2, 8)}`),
       );
-      f.allCpu = f.cpu + others() - before;
+      const after = roles();
+      f.workersCpu = after.workers - before.workers;
+      f.agentCpu = after.agent - before.agent;
+      f.redisCpu = after.redis - before.redis;
+      f.allCpu = f.cpu + f.workersCpu + f.agentCpu + f.redisCpu;
       return f;
     } finally {
       await stopWorkers(workers);
@@ -272,10 +283,24 @@ try {
     console.log(
       `  CPU of all processes (coordinator, workers, agent${redisChild ? ', Redis' : ''}): ${s(f.allCpu)} = ${(f.allCpu / f.wall).toFixed(2)} cores busy on average over the wall time (${cpus().length} cores here)`,
     );
+    const perCase = (x: number) => `${((x / N) * 1000).toFixed(3)} ms`;
+    console.log(
+      `  CPU per case: coordinator ${perCase(f.cpu)}, workers ${perCase(f.workersCpu)}, agent ${perCase(f.agentCpu)}${redisChild ? `, Redis ${perCase(f.redisCpu)}` : ''}; all ${perCase(f.allCpu)}`,
+    );
     console.log(
       `  phases: coordinator start-up ${s(f.startup)}, run start to first result ${s(f.firstResult)} (workers join), processing ${s(f.processing)}, last result to exit ${s(f.tail)}`,
     );
   }
+  // The hardware bound: with every process on these cores, cases/s cannot exceed cores / (CPU per case of all
+  // processes); nor can four workers beat the ideal latency-bound rate. Start-up phases add to both set-ups.
+  const cpuPerCase = four.allCpu / N;
+  const cpuBoundRate = cpus().length / cpuPerCase;
+  const latencyBoundRate = (4 * CONCURRENCY) / (LATENCY_MS / 1000);
+  const boundProcessing = N / Math.min(cpuBoundRate, latencyBoundRate);
+  const fixed = four.startup + four.firstResult + four.tail;
+  console.log(
+    `hardware bound here: ${(cpuPerCase * 1000).toFixed(2)} ms CPU per case over all processes -> at most ${cpuBoundRate.toFixed(0)} cases/s on ${cpus().length} cores (latency bound ${latencyBoundRate.toFixed(0)}/s); 4 workers need >= ${s(boundProcessing)} processing + ${s(fixed)} fixed phases -> best speed-up ${(one.wall / (boundProcessing + fixed)).toFixed(2)}x end to end, ${(one.processing / boundProcessing).toFixed(2)}x processing`,
+  );
   const speedup = one.wall / four.wall;
   const processingSpeedup = one.processing / four.processing;
   console.log(`queue overhead vs local at 1 x c16: wall ${(one.wall / local.wall).toFixed(2)}x`);
