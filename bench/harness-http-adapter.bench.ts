@@ -71,9 +71,9 @@ interface Figures {
 }
 
 /** Run the CLI under GNU time: wall clock (our own clock around spawn-to-exit), user+sys CPU and peak RSS. */
-function timed(args: string[]): Figures {
+function timed(args: string[], script = bin): Figures {
   const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %U %S %M', process.execPath, bin, ...args], {
+  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %U %S %M', process.execPath, script, ...args], {
     cwd: root,
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -131,6 +131,10 @@ for (const latency of [20, 100]) {
       `agent:\n  adapter: mock\n  options: { responses: [{ contains: "What", output: "The answer is 1.", delay_ms: ${latency} }] }`,
     );
     run(suite, 16, 'warm'); // warm the agent's JIT and the file cache
+    // The client floor: a bare process sending the same requests with the same undici modules, nothing else.
+    const floorScript = join(root, 'bench/support/http-client-floor.mjs');
+    const clientFloor = (concurrency: number) =>
+      medianOf([0, 1, 2].map(() => timed([`${agent.url}/ask`, String(N), String(concurrency)], floorScript)));
     // Fixed cost of a run (start-up, module loading, reports) from a 1-case run of the same suite, so the
     // marginal CPU per case can be separated from it.
     const single = medianOf(
@@ -142,8 +146,10 @@ for (const latency of [20, 100]) {
       const f = medianOf(
         Array.from({ length: reps }, (_, i) => run(suite, concurrency, `${latency}-${concurrency}-${i}`)),
       );
-      // Same-run baseline: the in-process mock agent answering after the same delay (the harness without HTTP).
+      // Same-run baselines: the in-process mock agent answering after the same delay (the harness without HTTP),
+      // and a bare undici client sending the same requests (HTTP without the harness).
       const mock = run(mockSuite, concurrency, `mock-${latency}-${concurrency}`);
+      const floor = clientFloor(concurrency);
       const cpuPerCase = (f.cpu / N) * 1000;
       const marginal = ((f.cpu - single.cpu) / (N - 1)) * 1000;
       console.log(
@@ -151,6 +157,9 @@ for (const latency of [20, 100]) {
       );
       console.log(
         `  vs mock agent with the same ${latency} ms delay: wall ${ms(mock.wall)} (http/mock ${(f.wall / mock.wall).toFixed(2)}x), CPU ${((mock.cpu / N) * 1000).toFixed(3)} ms/case (http adds ${(((f.cpu - mock.cpu) / N) * 1000).toFixed(3)} ms/case)`,
+      );
+      console.log(
+        `  vs bare undici client, same requests: wall ${ms(floor.wall)} (harness/bare ${(f.wall / floor.wall).toFixed(2)}x), CPU ${((floor.cpu / N) * 1000).toFixed(3)} ms/case all-in (harness/bare ${(f.cpu / floor.cpu).toFixed(2)}x), peak RSS ${floor.rssMb.toFixed(0)} MB`,
       );
       if (latency === 20 && concurrency === 16) {
         console.log(`  target wall <= 2500 ms (ideal 1250 ms): ${verdict(f.wall <= 2.5)}`);
