@@ -3,7 +3,7 @@
  * and the exit code. Heavy modules are imported only when a command runs.
  */
 import { relative } from 'node:path';
-import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { type Command, InvalidArgumentError, Option, type OptionValues } from '@commander-js/extra-typings';
 import type { StudyRequest, StudyResult } from '../campaign/study.js';
 import { CliError, c, EXIT, safeText } from './common.js';
 
@@ -24,6 +24,87 @@ export const collect = (value: string, previous: string[] | undefined): string[]
     .map((v) => v.trim())
     .filter(Boolean),
 ];
+
+/** Help texts that differ between `soclab campaign` and `soclab compare`. */
+export interface StudyOptionHelp {
+  repeats: string;
+  approver: string;
+  ablate: string;
+  out: string;
+  policyDir: string;
+}
+
+/**
+ * The options `soclab campaign` and `soclab compare` share, in help order. (The options are added on an untyped
+ * view of the command: inferring commander's typed chain over generic option values is very slow to typecheck.)
+ */
+export function addStudyOptions<Args extends unknown[], Opts extends OptionValues>(
+  command: Command<Args, Opts>,
+  help: StudyOptionHelp,
+): Command<Args, Opts & StudyOptionValues> {
+  (command as unknown as Command)
+    .option('--provider <id>', 'model provider (see: soclab providers)', 'mock')
+    .option('--model <label>', "model label for a live provider (the mock uses each scenario's)")
+    .addOption(
+      new Option('--level <level>', 'authority level the agent is tested at')
+        .choices(['L1', 'L2', 'L3', 'L4', 'L5'] as const)
+        .default('L4' as const),
+    )
+    .option('--repeats <n>', help.repeats, positiveInt('--repeats', 100), 1)
+    .option('--scenario <id>', 'run only this scenario (repeatable or comma list)', collect)
+    .option('--approver <model>', help.approver, 'none')
+    .option('--ablate <control>', help.ablate, collect)
+    .option('--concurrency <n>', 'scenario runs in flight at once', positiveInt('--concurrency', 64), 4)
+    .option('--out <dir>', help.out, 'runs/latest')
+    .option('--policy-dir <dir>', help.policyDir)
+    .option('--db <url>', 'evidence database (default: SOCLAB_DATABASE_URL or runs/soclab.sqlite)');
+  return command as unknown as Command<Args, Opts & StudyOptionValues>;
+}
+
+/** The parsed values of `addStudyOptions`. */
+export interface StudyOptionValues {
+  provider: string;
+  model?: string;
+  level: 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
+  repeats: number;
+  scenario?: string[];
+  approver: string;
+  ablate?: string[];
+  concurrency: number;
+  out: string;
+  policyDir?: string;
+  db?: string;
+}
+
+/** Run the study the shared options describe (plus `extra`: the mode or `compare`); a bad `--ablate` exits 2. */
+export async function runStudyFromOptions(
+  opts: StudyOptionValues,
+  extra: Pick<StudyRequest, 'mode' | 'compare'>,
+): Promise<StudyResult> {
+  const { parseAblateList } = await import('../campaign/ablation.js');
+  let ablate: ReturnType<typeof parseAblateList>;
+  try {
+    ablate = parseAblateList(opts.ablate);
+  } catch (error) {
+    throw new CliError((error as Error).message, EXIT.usage);
+  }
+  return runStudyCli(
+    {
+      ...extra,
+      provider: opts.provider,
+      model: opts.model,
+      level: opts.level,
+      repeats: opts.repeats,
+      scenarios: opts.scenario,
+      approver: opts.approver,
+      ablate,
+      concurrency: opts.concurrency,
+      policyDir: opts.policyDir,
+      out: opts.out,
+    },
+    { db: opts.db },
+  );
+}
 
 /**
  * React's development build (the default when NODE_ENV is unset) is several times slower at server rendering and
