@@ -1,24 +1,19 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCampaign } from '../../src/campaign/run.js';
 import { BUNDLED_POLICY_DIR } from '../../src/control/policy/folder.js';
-import { type EvidenceStore, openEvidenceStore } from '../../src/evidence/store.js';
+import { scratchEvidence } from '../helpers/scratch.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'soclab-authority-'));
-let evidence: EvidenceStore;
-beforeAll(async () => {
-  evidence = await openEvidenceStore(':memory:');
-});
-afterAll(async () => {
-  await evidence.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const scratch = scratchEvidence('soclab-authority-');
+const { dir } = scratch;
 
 describe('authority recommendation from real protected campaigns (mock provider)', () => {
   it('reaches L5 with --repeats 2, as in the origin', async () => {
-    const run = await runCampaign({ mode: 'protected', repeats: 2 }, { evidence, runDir: join(dir, 'l5') });
+    const run = await runCampaign(
+      { mode: 'protected', repeats: 2 },
+      { evidence: scratch.evidence, runDir: join(dir, 'l5') },
+    );
     const a = run.assessment;
     expect(a.sample_count).toBe(66);
     expect(a.min_runs_per_scenario).toBe(2);
@@ -45,7 +40,7 @@ describe('authority recommendation from real protected campaigns (mock provider)
     );
     const run = await runCampaign(
       { mode: 'protected', repeats: 2, policyDir },
-      { evidence, runDir: join(dir, 'deny') },
+      { evidence: scratch.evidence, runDir: join(dir, 'deny') },
     );
     const a = run.assessment;
     expect(a.false_block).toMatchObject({ numerator: 2, denominator: 6 });

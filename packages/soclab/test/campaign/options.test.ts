@@ -1,24 +1,16 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseAblateList } from '../../src/campaign/ablation.js';
 import { CampaignConfigError, runCampaign } from '../../src/campaign/run.js';
 import { runStudy } from '../../src/campaign/study.js';
 import { selectScenarios } from '../../src/campaign/suite.js';
-import { type EvidenceStore, openEvidenceStore } from '../../src/evidence/store.js';
 import { MockAdversaryProvider } from '../../src/providers/mock.js';
 import { loadCorpus } from '../../src/scenarios/loader.js';
+import { scratchEvidence } from '../helpers/scratch.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'soclab-options-'));
-let evidence: EvidenceStore;
-beforeAll(async () => {
-  evidence = await openEvidenceStore(':memory:');
-});
-afterAll(async () => {
-  await evidence.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const scratch = scratchEvidence('soclab-options-');
+const { dir } = scratch;
 
 describe('live providers run only the scenarios that do not need the mock', () => {
   it('selects the 13 fixture and run-level attacks plus BEN-001 and lists the rest as skipped', () => {
@@ -48,7 +40,7 @@ describe('live providers run only the scenarios that do not need the mock', () =
     const run = await runCampaign(
       { mode: 'protected', provider: 'ollama', scenarios: ['ATK-001', 'ATK-009', 'BEN-001', 'ATK-003'] },
       {
-        evidence,
+        evidence: scratch.evidence,
         runDir: join(dir, 'live'),
         providerFactory: () => new MockAdversaryProvider({ behavior: 'grounded', model: 'mock-investigator-v1' }),
       },
@@ -73,7 +65,7 @@ describe('approver simulation shows how much safety rests on the human', () => {
   const campaign = (approver: string) =>
     runCampaign(
       { mode: 'protected', approver, scenarios: ['ATK-010', 'BEN-001'] },
-      { evidence, runDir: join(dir, `approver-${approver.replace(':', '-')}`) },
+      { evidence: scratch.evidence, runDir: join(dir, `approver-${approver.replace(':', '-')}`) },
     );
 
   it('rubber_stamp approves the forged-grant scenario into a critical failure; ideal approves only the legitimate action', async () => {
@@ -106,7 +98,7 @@ describe('per-control ablation', () => {
         ablate: parseAblateList(['grants,redaction', 'labels']),
         out,
       },
-      { evidence },
+      { evidence: scratch.evidence },
     );
     const ab = study.ablation!;
     const by = Object.fromEntries(ab.attacks.map((a) => [a.scenario_id, a.necessary_controls]));
@@ -138,9 +130,9 @@ describe('per-control ablation', () => {
       'limits',
       'scope',
     ]);
-    await expect(runStudy({ mode: 'baseline', ablate: ['grants'], out: join(dir, 'x') }, { evidence })).rejects.toThrow(
-      /--ablate needs --mode protected/,
-    );
+    await expect(
+      runStudy({ mode: 'baseline', ablate: ['grants'], out: join(dir, 'x') }, { evidence: scratch.evidence }),
+    ).rejects.toThrow(/--ablate needs --mode protected/);
   });
 });
 
@@ -152,9 +144,10 @@ describe('campaign configuration errors are reported before anything runs', () =
     [{ provider: 'no_such_provider' }, /no_such_provider/],
     [{ repeats: 0 }, /repeats/],
   ])('%j', async (request, message) => {
-    const error = await runCampaign({ mode: 'protected', ...request }, { evidence, runDir: join(dir, 'never') }).catch(
-      (e: unknown) => e,
-    );
+    const error = await runCampaign(
+      { mode: 'protected', ...request },
+      { evidence: scratch.evidence, runDir: join(dir, 'never') },
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CampaignConfigError);
     expect((error as Error).message).toMatch(message);
     expect(existsSync(join(dir, 'never'))).toBe(false);

@@ -1,28 +1,22 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StudyResult } from '../../src/campaign/study.js';
 import { findLeaks } from '../../src/control/redaction.js';
-import { type EvidenceStore, openEvidenceStore } from '../../src/evidence/store.js';
 import { renderHtml } from '../../src/reports/render.js';
 import { buildScorecard, readScorecard, reportDate, scorecardJson } from '../../src/reports/scorecard.js';
 import { renderText, summaryLine } from '../../src/reports/text.js';
 import { writeReports } from '../../src/reports/write.js';
+import { scratchEvidence } from '../helpers/scratch.js';
 import { smallStudy } from './fixtures.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'soclab-reports-'));
-let evidence: EvidenceStore;
+const scratch = scratchEvidence('soclab-reports-');
+const { dir } = scratch;
 let study: StudyResult;
 const savedEpoch = process.env.SOURCE_DATE_EPOCH;
 
 beforeAll(async () => {
-  evidence = await openEvidenceStore(':memory:');
-  study = await smallStudy(join(dir, 'study'), evidence);
-});
-afterAll(async () => {
-  await evidence.close();
-  rmSync(dir, { recursive: true, force: true });
+  study = await smallStudy(join(dir, 'study'), scratch.evidence);
 });
 afterEach(() => {
   if (savedEpoch === undefined) delete process.env.SOURCE_DATE_EPOCH;

@@ -1,28 +1,12 @@
-import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, soclabIsolated as soclab } from '../../helpers/cli.js';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
-const MAIN = 'packages/soclab/src/cli/main.ts';
-const POLICY = join(ROOT, 'packages/soclab/data/policies');
+const POLICY = join(REPO_ROOT, 'packages/soclab/data/policies');
 const scratch = mkdtempSync(join(tmpdir(), 'soclab-policy-cli-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-async function soclab(args: string[], env: Record<string, string> = {}) {
-  const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' };
-  try {
-    const r = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env: { ...base, ...env } });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 function policyCopy(name: string): string {
   const dir = join(scratch, name);

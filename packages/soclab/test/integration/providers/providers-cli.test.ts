@@ -1,40 +1,11 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
-const MAIN = 'packages/soclab/src/cli/main.ts';
-
-/** Runs `soclab <args>` from source with a controlled environment (no inherited credentials). */
-async function soclab(args: string[], env: Record<string, string> = {}) {
-  const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' };
-  try {
-    const r = await run(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env: { ...base, ...env } });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { PROVIDER_IDS, soclabIsolated as soclab } from '../../helpers/cli.js';
 
 describe('soclab providers', () => {
   it('lists all ten providers with capabilities and whether each is configured', async () => {
     const r = await soclab(['providers'], { SOCLAB_HTTP_AGENT_URL: 'http://127.0.0.1:8765/v1/agent' });
     expect(r.code).toBe(0);
-    for (const id of [
-      'mock',
-      'openai',
-      'azure_openai',
-      'anthropic',
-      'gemini',
-      'vertex',
-      'xai',
-      'ollama',
-      'openai_compatible',
-      'http',
-    ]) {
+    for (const id of PROVIDER_IDS) {
       expect(r.stdout).toMatch(new RegExp(`│ ${id} +│`));
     }
     expect(r.stdout).toMatch(/│ http +│ yes/);

@@ -11,19 +11,9 @@ import {
   providerValidationLabel,
   soclabProviderRegistry,
 } from '../../../src/providers/registry.js';
+import { PROVIDER_IDS } from '../../helpers/cli.js';
 
-const TEN = [
-  'mock',
-  'openai',
-  'azure_openai',
-  'anthropic',
-  'gemini',
-  'vertex',
-  'xai',
-  'ollama',
-  'openai_compatible',
-  'http',
-];
+const TEN = [...PROVIDER_IDS];
 
 const FULL_ENV = {
   OPENAI_API_KEY: 'sk-x',
