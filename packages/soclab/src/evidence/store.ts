@@ -140,7 +140,8 @@ export class SqlEvidenceStore implements EvidenceStore {
       .where('run_id', '=', runId)
       .orderBy('sequence', 'asc')
       .execute();
-    return rows.map((r) => ({ ...r, sequence: Number(r.sequence) }));
+    // SQLite returns the sequence as a number already (rows are used as they are); PostgreSQL drivers may not.
+    return rows.map((r) => (typeof r.sequence === 'number' ? r : { ...r, sequence: Number(r.sequence) }));
   }
 
   async events(runId: string): Promise<StoredAuditEvent[]> {
