@@ -33,11 +33,15 @@ export function register(program: Command): void {
         printJson(matrix);
         return;
       }
+      // Narrow enough for a terminal: one missing variable per line, the validation level (the sentence: --json).
       const t = table(['provider', 'configured', 'capabilities', 'default model', 'adapter', 'validation']);
       for (const row of matrix) {
         const configured = row.configured
           ? c.green('yes')
-          : c.yellow(`no: set ${row.missing_env_vars.join(', ') || 'its settings'}`);
+          : `no: set ${row.missing_env_vars.join(',\n        ') || 'its settings'}`
+              .split('\n')
+              .map((line) => c.yellow(line))
+              .join('\n');
         const caps = CAPS.filter(([k]) => row.capabilities[k])
           .map(([, label]) => label)
           .join(' ');
@@ -48,13 +52,13 @@ export function register(program: Command): void {
           caps,
           row.default_model,
           row.adapter_version,
-          row.validation,
+          row.validation_level,
         ]);
       }
       process.stdout.write(`${t.toString()}\n`);
       const ready = matrix.filter((r) => r.configured && r.approved).length;
       process.stdout.write(
-        `${ready} of ${matrix.length} providers ready. Environment variables per provider: soclab providers --json; ` +
+        `${ready} of ${matrix.length} providers ready. Environment variables and what each validation was: soclab providers --json; ` +
           'bring your own agent: docs/custom-provider.md\n',
       );
     });
