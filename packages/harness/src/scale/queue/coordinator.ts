@@ -255,7 +255,11 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     await sweep();
 
     while (pending.size > 0 && !signal?.aborted) {
-      await Promise.race([new Promise((r) => setTimeout(r, tickMs)), wakeup]);
+      let tick: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise((r) => (tick = setTimeout(r, tickMs))), wakeup]);
+      // A wake-up (last result, cancellation) wins the race: the pending tick would otherwise keep the process
+      // alive for up to tickMs after the run has finished.
+      clearTimeout(tick);
       wakeup = new Promise<void>((r) => {
         wake = r;
       });
@@ -270,8 +274,10 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
         onRedisError(err instanceof Error ? err : new Error(String(err)));
       }
     }
-    await removeRecorded();
     completed = pending.size === 0;
+    // A finished run's queue is obliterated below: removing its last recorded jobs one by one first would only
+    // add a script call per job to the time after the last result.
+    if (!completed) await removeRecorded();
     if (completed) {
       // Every key is journaled: retire the run so workers let go of it, and free its keys in Redis.
       await redis.hdel(REGISTRY_KEY, runId);

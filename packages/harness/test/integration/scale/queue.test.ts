@@ -336,5 +336,36 @@ if (!redis.available && process.env.CI) {
       worker.kill('SIGTERM');
       expect(await exited(worker)).toBe(0);
     });
+
+    it('a finished coordinator exits with its run, not at its next reconciliation tick', async () => {
+      const d = mkdtempSync(join(tmpdir(), 'aeh-queue-exit-'));
+      writeFileSync(
+        join(d, 'suite.yaml'),
+        [
+          'version: "1.0"',
+          'name: queue-exit',
+          'agent: { adapter: echo }',
+          'evaluators: [{ name: contains, options: { value: ask } }]',
+          'tests:',
+          ...Array.from({ length: 8 }, (_, i) => `  - { id: e${i}, input: 'ask ${i}' }`),
+        ].join('\n'),
+      );
+      const worker = start(workerArgs(url, 4), d, {});
+      // The fixture's tick is 10 minutes: waiting on it would outlast the 60 s allowed here.
+      const coordinator = spawn(
+        process.execPath,
+        ['--import', 'tsx', join(root, 'packages/harness/test/fixtures/scale/long-tick-coordinator.ts'), url, d],
+        { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      children.push(coordinator);
+      let out = '';
+      coordinator.stdout?.on('data', (b) => {
+        out += b;
+      });
+      expect(await exited(coordinator, 60_000)).toBe(0);
+      expect(out.trim()).toBe('completed 8');
+      worker.kill('SIGTERM');
+      expect(await exited(worker)).toBe(0);
+    });
   });
 }
