@@ -56,6 +56,7 @@ export type SuiteDefaults = z.infer<typeof SuiteDefaults>;
 
 export const SuiteAgent = z.strictObject({
   adapter: z.string().min(1).describe('Adapter registry name: module, mock, echo, http, subprocess, ...'),
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: documents the suite's ${ENV} syntax, not a JS template.
   options: JsonObject.optional().describe('Adapter options; `${ENV}` values are interpolated'),
   label: z.string().optional(),
   version: z.string().optional(),

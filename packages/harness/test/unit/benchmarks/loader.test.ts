@@ -136,6 +136,7 @@ tests:
     expect(lines.some((l) => /cases\.jsonl:4:2: invalid JSON/.test(l))).toBe(true);
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the test name quotes the suite syntax.
   it('interpolates ${ENV} and remembers secret values for redaction', async () => {
     const d = dir({
       'suite.yaml': `version: "1.0"
