@@ -316,7 +316,9 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
       );
     });
     await row.getByRole('link').first().click();
-    await page.getByText('completed', { exact: true }).waitFor({ timeout: 30_000 });
+    // Scope to the run page's header: until the click navigates, the run list's own 'completed' badges are on screen.
+    const head = page.locator('.run-head', { hasText: 'live-demo' });
+    await head.getByText('completed', { exact: true }).waitFor({ timeout: 30_000 });
     await expect
       .poll(() => page.getByRole('grid', { name: 'cases' }).locator('.vfoot').innerText(), { timeout: 30_000 })
       .toBe('6 rows');
