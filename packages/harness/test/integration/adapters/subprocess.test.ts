@@ -43,9 +43,17 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Polls until the process is gone, for up to 20 s (a loaded machine can be slow to deliver the kill). */
 async function waitDead(pid: number): Promise<boolean> {
-  for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  const until = Date.now() + 20_000;
+  while (alive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
   return !alive(pid);
+}
+
+/** Waits for the hung agent to record its grandchild's pid (node can take seconds to start on a loaded machine). */
+async function waitForFile(file: string): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (!existsSync(file) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
 }
 
 afterAll(async () => {
@@ -80,9 +88,10 @@ describe('subprocess adapter, one process per case', () => {
 
   it('kills the whole process group of a hung agent on timeout', async () => {
     const pidFile = join(mkdtempSync(join(tmpdir(), 'harness-test-')), 'grandchild.pid');
-    const agent = await make({ command: [node, 'agents/once-agent.mjs'], timeout: 1, kill_grace: 0.2 });
+    // The timeout leaves room for node to start and write the pid file even on a loaded machine.
+    const agent = await make({ command: [node, 'agents/once-agent.mjs'], timeout: 5, kill_grace: 0.2 });
     const out = await agent.run(`hang ${pidFile}`, ctx());
-    expect(out.error).toMatch(/^process timed out after 1 s; its process group was killed/);
+    expect(out.error).toMatch(/^process timed out after 5 s; its process group was killed/);
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
     expect(await waitDead(grandchild)).toBe(true);
   });
@@ -92,7 +101,7 @@ describe('subprocess adapter, one process per case', () => {
     const agent = await make({ command: [node, 'agents/once-agent.mjs'], kill_grace: 0.2 });
     const ac = new AbortController();
     const pending = agent.run(`hang ${pidFile}`, ctx('x', { signal: ac.signal }));
-    for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 20));
+    await waitForFile(pidFile);
     ac.abort();
     const out = await pending;
     expect(out.error).toMatch(/aborted/);
@@ -169,14 +178,17 @@ describe('subprocess adapter, persistent JSON-lines process', () => {
     const agent = await make({
       command: [node, 'agents/jsonl-agent.mjs'],
       mode: 'jsonl',
-      timeout: 0.5,
+      timeout: 4,
       kill_grace: 0.2,
     });
     const pid = Number((await agent.run('pid', ctx('pid'))).output);
     const hungRun = agent.run('hang', ctx('hang'));
-    await new Promise((r) => setTimeout(r, 200));
-    const [hung, bystander] = await Promise.all([hungRun, agent.run({ text: 'slow', delay: 5000 }, ctx('slow'))]);
-    expect(hung.error).toBe('no reply within 0.5 s (timeout)');
+    // The bystander goes out 1.5 s after the hung case: 2.5 s before the hung case times out (so it is in flight
+    // then), and its own timeout comes 1.5 s after the hung one's (time for the killed process to exit and fail
+    // it as restarted), wide margins on a loaded machine.
+    await new Promise((r) => setTimeout(r, 1500));
+    const [hung, bystander] = await Promise.all([hungRun, agent.run({ text: 'slow', delay: 20_000 }, ctx('slow'))]);
+    expect(hung.error).toBe('no reply within 4 s (timeout)');
     expect(bystander.transient).toBe(true);
     expect(bystander.error).toMatch(/agent process was restarted: case case-7 \(request \d+\) timed out/);
     expect(await waitDead(pid)).toBe(true);
