@@ -31,14 +31,25 @@ function workdir(files: Record<string, string>): string {
   return d;
 }
 
+/** Keys of the journaled results; only complete lines count (the writer may be mid-line while we poll). */
 function resultKeys(journal: string): string[] {
   return readFileSync(journal, 'utf8')
     .split('\n')
+    .slice(0, -1)
     .filter((l) => l.startsWith('{"type":"result"'))
     .map((l) => {
       const r = JSON.parse(l).result;
       return `${r.test_id}#${r.repeat}`;
     });
+}
+
+/** Polls the journal until it holds at least `n` results (up to 45 s: a loaded machine starts node slowly). */
+async function waitForResults(journal: string, n: number): Promise<void> {
+  const until = Date.now() + 45_000;
+  while (Date.now() < until) {
+    if (existsSync(journal) && resultKeys(journal).length >= n) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 const cases = (n: number) =>
@@ -165,7 +176,7 @@ tests: [{ id: a, input: hi, expected: nope }]
     const d = workdir({
       'suite.yaml': `version: "1.0"
 name: killed
-agent: { adapter: echo, options: { delay_ms: 25 } }
+agent: { adapter: echo, options: { delay_ms: 50 } }
 evaluators: [exact_match]
 metrics: [success_rate]
 tests: file://cases.jsonl
@@ -179,11 +190,8 @@ tests: file://cases.jsonl
       env: { ...process.env, CI: '' },
     });
     const exited = new Promise((r) => child.on('exit', r));
-    // Kill once a good share (but not all) of the 120 runs are journaled.
-    for (let i = 0; i < 600; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      if (existsSync(journal) && resultKeys(journal).length >= 30) break;
-    }
+    // Kill once a good share (but not all) of the 120 runs are journaled (the other 90 take over a second).
+    await waitForResults(journal, 30);
     child.kill('SIGKILL');
     await exited;
     const before = resultKeys(journal);
@@ -222,10 +230,7 @@ tests: file://cases.jsonl
       env: { ...process.env, CI: '' },
     });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    for (let i = 0; i < 600; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      if (existsSync(journal) && resultKeys(journal).length >= 5) break;
-    }
+    await waitForResults(journal, 5);
     child.kill('SIGINT');
     expect(await exited).toBe(3);
     const exp = JSON.parse(readFileSync(join(d, 'run/experiment.json'), 'utf8'));
