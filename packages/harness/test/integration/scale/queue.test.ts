@@ -29,7 +29,7 @@ function suiteDir(): string {
       '  options:',
       `    module: ${agentFixture}#SlowAgent`,
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a suite variable, resolved by the workers
-      '    options: { token: "${QUEUE_TEST_TOKEN}", delay_ms: 150 }',
+      '    options: { token: "${QUEUE_TEST_TOKEN}", delay_ms: 250 }',
       'evaluators: [{ name: contains, options: { value: authorised } }]',
       'metrics: [success_rate, accuracy, latency, p95_latency, pass_at_k, error_rate]',
       'thresholds: { success_rate: { minimum: 0.5 } }',
@@ -155,6 +155,8 @@ async function redisKeys(url: string, pattern: string): Promise<string[]> {
   }
 }
 
+// Short enough that a killed worker's jobs come back within seconds, long enough (renewed every 1.5 s) that a
+// live worker starved of CPU on a loaded machine does not lose its locks.
 const workerArgs = (url: string, concurrency: number) => [
   'worker',
   '--queue',
@@ -162,9 +164,9 @@ const workerArgs = (url: string, concurrency: number) => [
   '--concurrency',
   String(concurrency),
   '--lock-duration',
-  '1500',
+  '3000',
   '--stalled-interval',
-  '500',
+  '1000',
 ];
 
 if (!redis.available && process.env.CI) {
@@ -211,8 +213,9 @@ if (!redis.available && process.env.CI) {
       await waitFor('a result from worker A', () =>
         journalResults(join(dir, 'dist')).some((r) => r.metadata.worker === nameA),
       );
-      const duringRun = await redisText(url);
+      // Kill A at once, while it still holds jobs (reading Redis first could let the queue drain meanwhile).
       a.kill('SIGKILL');
+      const duringRun = await redisText(url);
 
       const code = await exited(coordinator);
       const stderr = (coordinator as unknown as { errText: string }).errText;
@@ -315,7 +318,7 @@ if (!redis.available && process.env.CI) {
       const c = new Redis(url);
       await waitFor('the run registration', () => existsSync(join(d, 'run', 'journal.jsonl')));
       let registered = false;
-      for (let i = 0; i < 200 && !registered; i++) {
+      for (const until = Date.now() + 60_000; !registered && Date.now() < until; ) {
         const entries = Object.values(await c.hgetall('harness:runs'));
         registered = entries.some((e) => e.includes('queue-flaky'));
         if (!registered) await new Promise((r) => setTimeout(r, 50));
