@@ -116,11 +116,12 @@ describe.each(transports)('mcp adapter over %s', (_name, where) => {
   });
 
   it('fails the case on an unknown tool and on the per-call timeout', async () => {
-    const agent = await make({ ...where(), call_timeout: 0.3 });
+    // The timeout binds every call here: 2 s leaves the quick calls room on a loaded machine (0.3 s did not).
+    const agent = await make({ ...where(), call_timeout: 2 });
     const unknown = await agent.run({ tool: 'nope' }, ctx('nope'));
     expect(unknown.error).toMatch(/MCP call to 'nope' failed: .*nope/);
-    const slow = await agent.run({ tool: 'slow', arguments: { ms: 2000 } }, ctx('slow'));
-    expect(slow.error).toBe("MCP call to 'slow' failed: no reply within 0.3 s (call_timeout)");
+    const slow = await agent.run({ tool: 'slow', arguments: { ms: 10_000 } }, ctx('slow'));
+    expect(slow.error).toBe("MCP call to 'slow' failed: no reply within 2 s (call_timeout)");
     expect(slow.tool_calls[0]).toMatchObject({ tool_name: 'slow', status: 'error' });
     // The connection survives a timed-out call.
     expect((await agent.run({ tool: 'add', arguments: { a: 2, b: 2 } }, ctx('add'))).output).toEqual({ sum: 4 });
