@@ -67,7 +67,9 @@ beforeAll(async () => {
       case '/count': {
         inFlight++;
         peak = Math.max(peak, inFlight);
-        await sleep(40);
+        // Long enough that the second of two concurrent requests arrives before the first is answered, even when
+        // its connection is slow to open on a loaded machine.
+        await sleep(300);
         inFlight--;
         return json(res, 200, { output: 'counted' });
       }
