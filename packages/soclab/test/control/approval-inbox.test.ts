@@ -4,8 +4,9 @@ import { ApprovalNotFoundError, SelfApprovalError } from '../../src/control/appr
 import '../../src/scenarios/builtin-modes.js';
 import { runScenario } from '../../src/scenarios/runner.js';
 
+/** Polls `probe` until it returns a value, for up to 30 s (generous for a loaded machine). */
 async function until<T>(probe: () => T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 500; i++) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
     const value = probe();
     if (value !== undefined) return value;
     await new Promise((r) => setTimeout(r, 10));
