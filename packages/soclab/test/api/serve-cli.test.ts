@@ -57,7 +57,8 @@ async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serve
     stderr: () => err,
     stop: async () => {
       if (proc.exitCode !== null) return proc.exitCode;
-      const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+      // 'close', not 'exit': only then has everything the process wrote to stderr been read.
+      const exited = new Promise<number | null>((r) => proc.once('close', (code) => r(code)));
       proc.kill('SIGTERM');
       return exited;
     },
@@ -72,6 +73,12 @@ describe('soclab serve (process)', () => {
     try {
       expect(s.base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const file = join(dir, 'api-token');
+      // stderr is a separate pipe from the stdout line we waited for: its notice may be read a moment later.
+      await until(
+        async () => (s.stderr().includes(file) ? true : undefined),
+        'the token file notice on stderr',
+        30_000,
+      );
       expect(s.stderr()).toContain(file);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const token = readFileSync(file, 'utf8').trim();
