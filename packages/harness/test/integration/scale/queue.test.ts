@@ -55,11 +55,17 @@ function start(args: string[], cwd: string, env: Record<string, string | undefin
   return child;
 }
 
+/** Resolves on 'close' (the process exited and its stderr was read to the end), with the exit code. */
 function exited(child: ChildProcess, ms = 90_000): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  if (
+    child.stdout?.closed !== false &&
+    child.stderr?.closed !== false &&
+    (child.exitCode !== null || child.signalCode !== null)
+  )
+    return Promise.resolve(child.exitCode);
   return new Promise((res, rej) => {
     const t = setTimeout(() => rej(new Error(`process ${child.pid} did not exit within ${ms} ms`)), ms);
-    child.once('exit', (code) => {
+    child.once('close', (code) => {
       clearTimeout(t);
       res(code);
     });
