@@ -160,7 +160,8 @@ describe.each(backends)('viewer API on $name', (backend) => {
       const reader = (res.body as ReadableStream<Uint8Array>).getReader();
       appendFileSync(join(live, 'journal.jsonl'), resultLine({ id: 'l1', status: 'passed' }) + endLine('completed'));
       let text = '';
-      while (!text.includes('"id":"live-run"')) {
+      // Read until the whole event (its data line and the blank line ending it) is in: a chunk may end mid-event.
+      while (!/"id":"live-run"[^\n]*\n\n/.test(text)) {
         const { value, done } = await reader.read();
         if (done) break;
         text += new TextDecoder().decode(value);
