@@ -37,6 +37,9 @@ if (!CHROMIUM && process.env.CI)
 if (!CHROMIUM)
   console.warn('Chromium not found (set CHROMIUM_PATH or apt-get install chromium): viewer browser test skipped');
 
+// expect.poll gives up after 1 s by default: far too short for a page that fetches and renders on a loaded machine.
+const POLL = { timeout: 30_000 };
+
 const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
 
 function suite(agent: 'v1' | 'v2' | 'live'): string {
@@ -198,8 +201,8 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
     await page.goto(url);
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
     const rows = page.locator('table.runs tbody tr');
-    await expect.poll(() => rows.count()).toBe(2);
-    await expect.poll(() => rows.first().innerText()).toMatch(/support-bot v2/);
+    await expect.poll(() => rows.count(), POLL).toBe(2);
+    await expect.poll(() => rows.first().innerText(), POLL).toMatch(/support-bot v2/);
     expect(await rows.nth(1).innerText()).toMatch(/viewer-demo[\s\S]*support-bot v1[\s\S]*completed[\s\S]*83\.3%/);
     expect(await page.locator('body').innerText()).toMatch(/success_rate/);
     await page.screenshot({ path: join(SHOTS, '01-run-list.png'), fullPage: true });
@@ -209,15 +212,15 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
     await page.locator('table.runs tbody tr').nth(1).getByRole('link').first().click();
     await page.getByText('Pass rate', { exact: true }).waitFor();
     const grid = page.getByRole('grid', { name: 'cases' });
-    await expect.poll(() => grid.locator('.vfoot').innerText()).toBe('6 rows');
-    await expect.poll(() => grid.getByRole('row').count()).toBe(7); // header + 6
+    await expect.poll(() => grid.locator('.vfoot').innerText(), POLL).toBe('6 rows');
+    await expect.poll(() => grid.getByRole('row').count(), POLL).toBe(7); // header + 6
     await page.getByLabel('failed').check();
-    await expect.poll(() => grid.locator('.vfoot').innerText()).toBe('1 rows');
+    await expect.poll(() => grid.locator('.vfoot').innerText(), POLL).toBe('1 rows');
     expect(await grid.locator('.vrow').first().innerText()).toMatch(/greeting/);
     expect(page.url()).toMatch(/status=failed/);
     await page.getByLabel('failed').uncheck();
     await page.getByRole('button', { name: /#billing/ }).click();
-    await expect.poll(() => grid.locator('.vfoot').innerText()).toBe('2 rows');
+    await expect.poll(() => grid.locator('.vfoot').innerText(), POLL).toBe('2 rows');
     await page.screenshot({ path: join(SHOTS, '02-run.png'), fullPage: true });
   });
 
@@ -225,7 +228,7 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
     await page.getByRole('grid', { name: 'cases' }).getByText('refund-order').click();
     await page.getByRole('heading', { name: 'Refund an order' }).waitFor();
     const calls = page.getByRole('list', { name: 'tool calls' });
-    await expect.poll(() => calls.locator('li').count()).toBe(2);
+    await expect.poll(() => calls.locator('li').count(), POLL).toBe(2);
     expect(await calls.innerText()).toMatch(/lookup_order[\s\S]*issue_refund/);
     await calls.getByText('arguments and result').first().click();
     expect(await calls.innerText()).toMatch(/"amount": 40/);
@@ -239,7 +242,7 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await page.getByRole('grid', { name: 'cases' }).getByText('html-echo').click();
     const output = page.getByLabel('agent output');
-    await expect.poll(() => output.innerText()).toContain(XSS);
+    await expect.poll(() => output.innerText(), POLL).toContain(XSS);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await page.locator('main img').count()).toBe(0);
   });
@@ -247,24 +250,24 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
   it('compares two runs: paired statistics and per-case deltas', async () => {
     await page.goto(url);
     const rows = page.locator('table.runs tbody tr');
-    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.count(), POLL).toBe(2);
     await rows.nth(0).getByRole('checkbox').check();
     await rows.nth(1).getByRole('checkbox').check();
     await page.getByRole('link', { name: 'Compare selected' }).click();
     await page.getByRole('heading', { name: 'Comparison' }).waitFor();
     const stats = page.getByRole('table', { name: 'paired statistics' });
-    await expect.poll(() => stats.innerText(), { timeout: 20_000 }).toMatch(/pass_rate\s+6\s/);
+    await expect.poll(() => stats.innerText(), POLL).toMatch(/pass_rate\s+6\s/);
     const chips = page.getByLabel('case changes');
     expect(await chips.innerText()).toMatch(/newly failing 2[\s\S]*newly passing 1/);
     const grid = page.getByRole('grid', { name: 'case deltas' });
-    await expect.poll(() => grid.locator('.vfoot').innerText()).toBe('3 rows');
+    await expect.poll(() => grid.locator('.vfoot').innerText(), POLL).toBe('3 rows');
     expect(await grid.innerText()).toMatch(/regressed[\s\S]*(refund-order|order-status)/);
     await page.screenshot({ path: join(SHOTS, '04-compare.png'), fullPage: true });
     // A regressed case, side by side: the baseline's answer and trajectory against the candidate's.
     await grid.getByText('refund-order').click();
     await page.getByRole('heading', { name: 'Refund an order' }).waitFor();
     const sides = page.locator('.side');
-    await expect.poll(() => sides.nth(1).innerText()).toMatch(/I cannot help with refunds/);
+    await expect.poll(() => sides.nth(1).innerText(), POLL).toMatch(/I cannot help with refunds/);
     expect(await sides.nth(0).innerText()).toMatch(/Refund issued for A1[\s\S]*lookup_order[\s\S]*issue_refund/);
     expect(await sides.nth(1).innerText()).toMatch(/failed[\s\S]*No tool calls or spans recorded/);
     await page.screenshot({ path: join(SHOTS, '05-compare-case.png'), fullPage: true });
@@ -276,14 +279,14 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
     await page.getByRole('link', { name: 'viewer-demo' }).first().click();
     await page.getByRole('img', { name: 'success_rate over runs' }).waitFor();
     const table = page.getByRole('table', { name: 'metric history' });
-    await expect.poll(() => table.locator('tbody tr').count()).toBe(2);
+    await expect.poll(() => table.locator('tbody tr').count(), POLL).toBe(2);
     expect(await table.innerText()).toMatch(/83\.3%[\s\S]*66\.7%/);
     await page.screenshot({ path: join(SHOTS, '06-history.png'), fullPage: true });
   });
 
   it('updates live while a run is in progress', async () => {
     await page.goto(url);
-    await expect.poll(() => page.locator('table.runs tbody tr').count()).toBe(2);
+    await expect.poll(() => page.locator('table.runs tbody tr').count(), POLL).toBe(2);
     const run = spawn(
       process.execPath,
       [
