@@ -120,6 +120,8 @@ describe.skipIf(!CHROMIUM)('soclab web console in headless Chromium', () => {
 
   async function signIn(token: string): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    // Every wait below (campaign runs, page renders) gets 60 s rather than Playwright's 30 s: room for a loaded machine.
+    context.setDefaultTimeout(60_000);
     contexts.push(context);
     const page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(String(e)));
@@ -150,6 +152,8 @@ describe.skipIf(!CHROMIUM)('soclab web console in headless Chromium', () => {
     const baselineId = operator.url().split('/').pop()!;
     await operator.waitForFunction(
       () => document.querySelector('[data-testid=campaign-status]')?.textContent === 'completed',
+      undefined,
+      { timeout: 60_000 },
     );
 
     // The protected campaign with a human approver.
@@ -261,5 +265,6 @@ describe.skipIf(!CHROMIUM)('soclab web console in headless Chromium', () => {
     await shot(operator, '10-campaigns-comparison');
 
     expect(pageErrors).toEqual([]);
-  });
+    // One flow of two campaigns and dozens of page steps: 60 s (the default) is tight on a loaded machine.
+  }, 240_000);
 });
