@@ -50,10 +50,14 @@ async function waitDead(pid: number): Promise<boolean> {
   return !alive(pid);
 }
 
-/** Waits for the hung agent to record its grandchild's pid (node can take seconds to start on a loaded machine). */
-async function waitForFile(file: string): Promise<void> {
+/**
+ * Waits for the hung agent to record its grandchild's pid (node can take seconds to start on a loaded machine).
+ * The file exists, empty, for a moment before the pid is written: wait for the pid itself.
+ */
+async function waitForPidFile(file: string): Promise<void> {
   const until = Date.now() + 30_000;
-  while (!existsSync(file) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  const written = () => existsSync(file) && /^\d+$/.test(readFileSync(file, 'utf8'));
+  while (!written() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
 }
 
 afterAll(async () => {
@@ -101,7 +105,7 @@ describe('subprocess adapter, one process per case', () => {
     const agent = await make({ command: [node, 'agents/once-agent.mjs'], kill_grace: 0.2 });
     const ac = new AbortController();
     const pending = agent.run(`hang ${pidFile}`, ctx('x', { signal: ac.signal }));
-    await waitForFile(pidFile);
+    await waitForPidFile(pidFile);
     ac.abort();
     const out = await pending;
     expect(out.error).toMatch(/aborted/);
