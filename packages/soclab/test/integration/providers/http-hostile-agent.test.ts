@@ -169,13 +169,15 @@ describe('hostile agent replies end as error turns', () => {
   });
 
   it('a reply slower than the timeout is not retried', async () => {
+    // 2 s, not 0.3 s: the request must reach this in-process server before the timeout fires, even when a loaded
+    // machine holds the test process back for a while.
     behaviour = (_q, res) => {
-      const t = setTimeout(() => json(res, 200, toolCall('get_identity_profile', {})), 3_000);
+      const t = setTimeout(() => json(res, 200, toolCall('get_identity_profile', {})), 30_000);
       res.on('close', () => clearTimeout(t));
     };
-    const { result } = await expectErrorTurn('timeout', 0.3);
+    const { result } = await expectErrorTurn('timeout', 2);
     expect(requests).toHaveLength(1);
-    expect(result.events[0].output_text).toContain('no reply within 0.3 s');
+    expect(result.events[0].output_text).toContain('no reply within 2 s');
   });
 
   for (const [status, code] of [
