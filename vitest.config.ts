@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@aeh\/(models|harness|soclab)$/, replacement: `${root}packages/$1/src/index.ts` },
-      { find: /^@aeh\/(models|harness|soclab)\/(.*)\.js$/, replacement: `${root}packages/$1/src/$2.ts` },
+      { find: /^@aeh\/(models|harness|soclab)\/(.*?)(?:\.js)?$/, replacement: `${root}packages/$1/src/$2.ts` },
     ],
   },
   test: {
