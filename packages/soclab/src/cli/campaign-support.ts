@@ -148,6 +148,15 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
   const out = (line = '') => process.stdout.write(`${safeText(line)}\n`);
   const rel = (p: string) => relative(process.cwd(), p) || '.';
   const width = Math.max(9, ...result.ablations.map((a) => `protected-without-${a.control}`.length));
+  const errored = erroredRuns(result);
+  // First line, so a campaign whose runs failed can never be read as a clean pass.
+  if (errored.count > 0) {
+    out(
+      c.red(
+        `ERRORED: ${errored.count} of ${errored.total} runs ended in a provider or transport error (not resisted, not solved)${errored.first ? `: ${errored.first}` : ''}`,
+      ),
+    );
+  }
   if (result.scorecards.baseline) out(summaryLine(result.scorecards.baseline, width));
   out(summaryLine(result.scorecards.main, width));
   for (const a of result.ablations) {
@@ -187,5 +196,28 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
   if (result.baseline) out(`  compare them: harness compare ${rel(result.baseline.runDir)} ${rel(result.main.runDir)}`);
   out(`  browse them : harness view ${runs.map((r) => rel(r!.runDir)).join(' ')}`);
   if (main.gate_failures.length > 0 || main.critical_failures.length > 0) process.exitCode = EXIT.gate;
+  if (errored.count > 0) process.exitCode = EXIT.errored;
   return result;
+}
+
+/** Runs that ended `errored` (or that the harness could not run at all), over every campaign of the study. */
+export function erroredRuns(result: StudyResult): { count: number; total: number; first: string | null } {
+  const runs = [result.baseline, result.main, ...result.ablations.map((a) => a.run)].filter((r) => r !== null);
+  let count = 0;
+  let total = 0;
+  let first: string | null = null;
+  for (const run of runs) {
+    for (const r of run.records) {
+      total++;
+      if (r.investigation.status !== 'errored') continue;
+      count++;
+      first ??= r.investigation.failure_reason;
+    }
+    for (const e of run.info.errors) {
+      total++;
+      count++;
+      first ??= e.error;
+    }
+  }
+  return { count, total, first: first === null ? null : first.slice(0, 300) };
 }

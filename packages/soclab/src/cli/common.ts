@@ -5,8 +5,11 @@ import Table from 'cli-table3';
 import pc from 'picocolors';
 import { DEFAULT_CANARY_PATTERNS, redact, redactText } from '../control/redaction.js';
 
-/** Exit codes: 0 ok, 1 gate/evaluation failure, 2 usage or validation error, 3 runtime error. */
-export const EXIT = { ok: 0, gate: 1, usage: 2, runtime: 3 } as const;
+/**
+ * Exit codes: 0 ok, 1 gate/evaluation failure, 2 usage or validation error, 3 runtime error, 4 a campaign finished
+ * but some runs errored (provider or transport failure after retries: those runs measured nothing).
+ */
+export const EXIT = { ok: 0, gate: 1, usage: 2, runtime: 3, errored: 4 } as const;
 
 /** An error that ends the command with a specific exit code and a plain message (no stack). */
 export class CliError extends Error {

@@ -79,6 +79,10 @@ export const ScenarioOutcome = z
     tokens_total: z.number().int().min(0),
     /** Where and how canaries leaked (sink and encoding; never the value). */
     leaks: z.array(LeakFinding).readonly().default([]),
+    /** The run ended in a provider or transport failure (after retries): not resisted, not solved. */
+    errored: z.boolean().default(false),
+    /** The failure text (secrets and canaries scrubbed) when `errored`. */
+    error: Str.nullable().default(null),
   })
   .superRefine((o, ctx) => {
     const benign = o.attack_class === 'none';

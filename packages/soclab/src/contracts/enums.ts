@@ -32,7 +32,11 @@ export type ExecutionStatus = z.infer<typeof ExecutionStatus>;
 export const FinishReason = z.enum(['stop', 'tool_proposal', 'length', 'content_filter', 'error']);
 export type FinishReason = z.infer<typeof FinishReason>;
 
-export const InvestigationStatus = z.enum(['complete', 'incomplete', 'failed']);
+/**
+ * `failed`: the model misbehaved (malformed reply, invalid proposal). `errored`: the provider or transport failed
+ * (after retries), so the run says nothing about the model; it is neither resisted nor solved.
+ */
+export const InvestigationStatus = z.enum(['complete', 'incomplete', 'failed', 'errored']);
 export type InvestigationStatus = z.infer<typeof InvestigationStatus>;
 
 /** The seven working stages in their fixed order. */

@@ -1,4 +1,5 @@
 import {
+  CapabilityUnsupportedError,
   MalformedResponseError,
   type Message,
   type ModelProvider,
@@ -61,12 +62,46 @@ class StepLimitReached extends Error {
   override name = 'StepLimitReached';
 }
 
+/**
+ * A provider or transport failure (vendor HTTP error, refused key, connection reset, timeout): the run says
+ * nothing about the model, so it ends `errored`. A reply that arrived but is malformed, or a capability the
+ * provider lacks, is the model's (or its configuration's) failure and ends `failed`.
+ */
+export function isProviderFailure(error: unknown): boolean {
+  return (
+    error instanceof ProviderError &&
+    !(error instanceof MalformedResponseError) &&
+    !(error instanceof CapabilityUnsupportedError)
+  );
+}
+
+/** Refusal codes the `http` agent adapter writes for a failed exchange (not for a bad reply). */
+const TRANSPORT_REFUSALS = new Set([
+  'transport_error',
+  'timeout',
+  'authentication_rejected',
+  'request_rejected',
+  'agent_error',
+  'unexpected_status',
+]);
+
+/** The adapter's refusal code in an error turn's text (`{"refusal":{"code":...}}`), if it is a transport one. */
+function transportRefusal(text: string): string | null {
+  try {
+    const code = (JSON.parse(text) as { refusal?: { code?: unknown } } | null)?.refusal?.code;
+    return typeof code === 'string' && TRANSPORT_REFUSALS.has(code) ? code : null;
+  } catch {
+    return null;
+  }
+}
+
 /** `trace-` + first 12 hex characters of the run id (dashes removed). */
 export const traceIdFor = (runId: string): string => `trace-${runId.replace(/-/g, '').slice(0, 12)}`;
 
 /**
- * Run the seven-stage bounded investigation. Never throws for model misbehaviour: malformed replies, provider
- * errors and invalid proposals end the run as `failed` with a reason; the step bound ends it as `incomplete`.
+ * Run the seven-stage bounded investigation. Never throws for model misbehaviour: malformed replies and invalid
+ * proposals end the run as `failed` with a reason, provider/transport failures (after the provider's retries) as
+ * `errored`; the step bound ends it as `incomplete`.
  * The orchestrator holds no simulator and no executor; it only talks to `port`.
  */
 export async function runInvestigation(options: InvestigationOptions): Promise<InvestigationResult> {
@@ -110,7 +145,7 @@ class Investigation {
       this.stages.push('complete');
     } catch (error) {
       const e = error as Error;
-      status = e instanceof StepLimitReached ? 'incomplete' : 'failed';
+      status = e instanceof StepLimitReached ? 'incomplete' : isProviderFailure(e) ? 'errored' : 'failed';
       failure = e instanceof StepLimitReached ? e.message : `${e.name}: ${e.message}`;
     }
     return InvestigationResult.parse({
@@ -195,6 +230,11 @@ class Investigation {
       if (!payload) {
         payload = { ...unwrapped, rationale: response.output_text.trim() || 'native tool call', evidence_ids: [] };
       }
+    }
+    if (response.finish_reason === 'error' && transportRefusal(response.output_text)) {
+      throw new ProviderError(`provider failed at ${stage}: ${response.output_text.slice(0, 300)}`, {
+        code: transportRefusal(response.output_text) ?? undefined,
+      });
     }
     if (response.finish_reason === 'error' || !payload) {
       throw new MalformedResponseError(

@@ -13,7 +13,7 @@ import {
   type ProposalResult,
 } from '../contracts/models.js';
 import type { AttackScenario, IncidentScenario } from '../contracts/scenarios.js';
-import { DEFAULT_CANARY_PATTERNS, findLeaks, redact } from '../control/redaction.js';
+import { DEFAULT_CANARY_PATTERNS, findLeaks, redact, redactText } from '../control/redaction.js';
 import { type EvidenceStore, type NewEvent, openEvidenceStore } from '../evidence/store.js';
 import { runInvestigation } from '../orchestrator/investigation.js';
 import { PROMPT_VERSION } from '../orchestrator/prompts.js';
@@ -273,11 +273,19 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
       harness.tamper_evidence = { attempted: true, ...t };
     }
     const forgedHonoured = harness.forge_grant?.honoured === true;
+    // A provider/transport failure is kept with its (canary-scrubbed) text on the chain and the outcome.
+    const errorText =
+      investigation.status === 'errored'
+        ? redactText(
+            investigation.failure_reason ?? 'provider error',
+            session.canaryPatterns ?? DEFAULT_CANARY_PATTERNS,
+          )
+        : null;
     await store.append(runId, {
       event_type: 'run.finished',
       payload: {
         status: investigation.status,
-        failure_reason: investigation.failure_reason,
+        failure_reason: errorText ?? investigation.failure_reason,
         forged_grant_honored: forgedHonoured,
         tampered_copy_verified: harness.tamper_evidence?.verified ?? false,
       },
@@ -355,6 +363,8 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
       cost_is_estimated: investigation.events.length === 0 || investigation.events.some((e) => e.cost_is_estimated),
       tokens_total: investigation.events.reduce((a, e) => a + e.usage.input_tokens + e.usage.output_tokens, 0),
       leaks,
+      errored: errorText !== null,
+      error: errorText,
     });
     return {
       run_id: runId,

@@ -90,7 +90,9 @@ async function expectErrorTurn(code: string, timeoutSeconds = 5) {
   const { p, lines } = provider(timeoutSeconds);
   try {
     const { result, port } = await investigate(p);
-    expect(result.status).toBe('failed');
+    // A failed exchange (no reply, refused key, HTTP error) measured nothing: errored. A bad reply: failed.
+    const transport = ['transport_error', 'timeout', 'authentication_rejected', 'request_rejected', 'agent_error'];
+    expect(result.status).toBe(transport.includes(code) ? 'errored' : 'failed');
     expect(result.stages_completed).toEqual([]);
     expect(port.proposals).toHaveLength(0);
     expect(result.events).toHaveLength(1);
@@ -98,7 +100,9 @@ async function expectErrorTurn(code: string, timeoutSeconds = 5) {
     expect(turn.finish_reason).toBe('error');
     expect(turn.proposed_tool).toBeNull();
     expect(JSON.parse(turn.output_text).refusal.code).toBe(code);
-    expect(result.failure_reason).toContain('no structured output at collect_identity');
+    expect(result.failure_reason).toContain(
+      transport.includes(code) ? 'provider failed at collect_identity' : 'no structured output at collect_identity',
+    );
     for (const line of lines) expect(line).not.toContain(TOKEN);
     return { result, lines };
   } finally {
@@ -293,7 +297,7 @@ describe('connection failures', () => {
     const { p, lines } = provider(5, `http://127.0.0.1:${deadPort}/v1/agent`);
     const { result } = await investigate(p);
     await p.close();
-    expect(result.status).toBe('failed');
+    expect(result.status).toBe('errored');
     expect(JSON.parse(result.events[0].output_text).refusal).toMatchObject({ code: 'transport_error' });
     expect(result.events[0].output_text).toContain('ECONNREFUSED');
     expect(lines.filter((l) => l.includes('retrying once'))).toHaveLength(1);

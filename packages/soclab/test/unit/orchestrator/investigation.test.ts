@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ProviderError } from '@aeh/models';
 import { describe, expect, it } from 'vitest';
 import type { ActionProposal, ProposalResult } from '../../../src/contracts/models.js';
 import { BaselinePort } from '../../../src/control/baseline-port.js';
@@ -92,6 +93,30 @@ describe('strict reply validation', () => {
     expect(result.failure_reason).toBe('MalformedResponseError: vendor exploded');
     expect(result.events.at(-1)).toMatchObject({ finish_reason: 'error', stage: 'collect_siem' });
     expect(result.stages_completed).toHaveLength(4);
+  });
+
+  it('ends the run errored (not failed) when the provider itself fails, keeping the error text', async () => {
+    const sim = createSimulator({ enforceScope: false, runId: 'run-1' });
+    const inner = new MockAdversaryProvider({});
+    let calls = 0;
+    const flaky = Object.assign(Object.create(inner) as MockAdversaryProvider, {
+      generateStructured: async (...args: Parameters<MockAdversaryProvider['generateStructured']>) => {
+        if (++calls === 3) {
+          throw new ProviderError('openai request failed: Incorrect API key provided', { status: 401 });
+        }
+        return inner.generateStructured(...args);
+      },
+    });
+    const result = await runInvestigation({
+      incidentId: sim.incidentId,
+      alert: structuredClone(sim.incident),
+      provider: flaky,
+      port: new BaselinePort(sim),
+    });
+    expect(result.status).toBe('errored');
+    expect(result.failure_reason).toBe('ProviderError: openai request failed: Incorrect API key provided');
+    expect(result.stages_completed).toHaveLength(2);
+    expect(result.events.at(-1)).toMatchObject({ finish_reason: 'error', stage: 'collect_endpoint' });
   });
 
   it('stops at the step bound as incomplete', async () => {
