@@ -7,7 +7,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify from 'fastify';
+import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import {
   jsonSchemaTransform,
   serializerCompiler,
@@ -24,7 +24,7 @@ import { openEvidenceStore } from '../evidence/store.js';
 import { SOCLAB_VERSION } from '../index.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import '../scenarios/builtin-modes.js';
-import { can, ensureGeneratedToken, type Principal, TokenRegistry } from './auth.js';
+import { can, ensureGeneratedToken, type Permission, type Principal, TokenRegistry } from './auth.js';
 import { CampaignService } from './campaigns.js';
 import { isLoopback, type ServerConfig } from './config.js';
 import type { ApiApp, ApiContext } from './context.js';
@@ -54,8 +54,26 @@ export interface ApiServer {
   readonly url: string;
   /** A note for the operator when a token was generated (`<data_dir>/api-token`), else null. */
   readonly generatedTokenFile: string | null;
+  /** Every registered route with the access rule it declares (null: none, so only admin may call it). */
+  readonly routes: readonly RouteAccess[];
   listen(): Promise<string>;
   close(): Promise<void>;
+}
+
+/** One registered route and its access rule, as the router sees it. */
+export interface RouteAccess {
+  readonly method: string;
+  readonly url: string;
+  readonly permission: Permission | 'public' | null;
+}
+
+/** The router's own refusals (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH) as the API's 400 error body. */
+function answerUnreadablePath(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'a path parameter is longer than 200 characters'
+      : 'the path is not valid percent-encoded UTF-8';
+  reply.code(400).send(errorBody(400, 'invalid_path', message));
 }
 
 /** The built console: next to the compiled server (dist/api -> dist/web), or the package's dist from source. */
@@ -168,11 +186,18 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     // Never trust forwarding headers: rate limits and logs use the socket's address.
     trustProxy: false,
     routerOptions: { maxParamLength: 200 },
+    // A path the router cannot read (bad percent-encoding, an over-long parameter) gets the API's error body.
+    frameworkErrors: answerUnreadablePath,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
   app.decorateRequest('principal', null);
+  // Every route as registered (HEAD twins included), read when asked so plugin scopes can still set their rule.
+  const registered: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    registered.push(route as unknown as RouteOptions);
+  });
 
   const context: ApiContext = {
     config,
@@ -209,12 +234,16 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     }),
   });
 
-  // After the rate limit (a route-level onRequest hook), before the body is read: unauthenticated callers are
-  // rate limited too, and nobody without the permission gets a body parsed.
+  // Access is decided by the route the router matched (its `config.permission`), never by testing the URL: the
+  // router decodes `/%61pi/v1/...` to the same route, so any prefix test on the raw URL can be walked around.
+  // A matched route without an access rule needs the admin role (deny by default); only `public` routes and the
+  // not-found answer skip the token. Runs after the rate limit (a route-level onRequest hook) and before the body
+  // is read, so unauthenticated callers are rate limited too and nobody without the permission gets a body parsed.
   app.addHook('preParsing', async (request, reply, payload) => {
-    const permission = request.routeOptions.config?.permission ?? 'read';
-    const isApi = request.url.startsWith('/api/v1/') || request.url === '/api/v1';
-    if (!isApi || permission === 'public') return payload;
+    if (request.is404) return payload;
+    const rule = request.routeOptions.config?.permission;
+    if (rule === 'public') return payload;
+    const permission: Permission = rule ?? 'admin';
     const principal = principalOf(request);
     if (!principal) {
       return reply
@@ -260,15 +289,6 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(fastifySwaggerUi, {
-    routePrefix: '/api/docs',
-    // Swagger UI's own policy, without upgrade-insecure-requests (the server is plain HTTP on loopback).
-    staticCSP:
-      "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'none'; img-src 'self' data:; " +
-      "object-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'",
-    uiConfig: { docExpansion: 'list', deepLinking: false },
-  });
-
   app.get(
     '/api/openapi.json',
     { config: { permission: 'public', rateLimit: false }, schema: { hide: true } },
@@ -293,6 +313,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   app.get(
     '/api/v1/version',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['system'],
         summary: 'Versions of the lab and of what it runs, and who you are',
@@ -325,18 +346,37 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   registerRunRoutes(app, context);
 
   const webRoot = options.webRoot === undefined ? findConsoleRoot() : options.webRoot;
-  if (webRoot) {
-    await app.register(fastifyStatic, { root: webRoot, prefix: '/', index: 'index.html', wildcard: true });
-  } else {
+  // Files anyone may fetch: the API docs page and the built console. Their routes come from plugins, so this
+  // scope marks them public explicitly. The console's files are registered one route each (no wildcard): a path
+  // that is not one of them reaches the API's own 404, never the static handler.
+  await app.register(async (assets) => {
+    assets.addHook('onRoute', (route) => {
+      route.config = { ...(route.config ?? {}), permission: route.config?.permission ?? 'public' };
+    });
+    await assets.register(fastifySwaggerUi, {
+      routePrefix: '/api/docs',
+      // Swagger UI's own policy, without upgrade-insecure-requests (the server is plain HTTP on loopback).
+      staticCSP:
+        "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'none'; img-src 'self' data:; " +
+        "object-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'",
+      uiConfig: { docExpansion: 'list', deepLinking: false },
+    });
+    if (webRoot) {
+      await assets.register(fastifyStatic, { root: webRoot, prefix: '/', index: 'index.html', wildcard: false });
+    }
+  });
+  if (!webRoot) {
     app.get('/', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) =>
       reply
         .type('text/plain; charset=utf-8')
         .send('soclab API. The web console is not built (npm run build). API docs: /api/docs\n'),
     );
   }
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const shown = path.length > 120 ? `${path.slice(0, 120)}...` : path;
+    return reply.code(404).send(errorBody(404, 'not_found', `no route ${request.method} ${shown}`));
+  });
 
   await campaigns.recover();
 
@@ -349,6 +389,15 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
       return url;
     },
     generatedTokenFile,
+    get routes() {
+      return registered.flatMap((route) =>
+        (Array.isArray(route.method) ? route.method : [route.method]).map((method) => ({
+          method: String(method),
+          url: route.url,
+          permission: route.config?.permission ?? null,
+        })),
+      );
+    },
     async listen() {
       if (!isLoopback(config.host)) {
         notice(

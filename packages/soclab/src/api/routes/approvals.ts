@@ -92,6 +92,7 @@ export function registerApprovalRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/approvals',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['approvals'],
         summary: 'Requests waiting for a human decision, oldest first',
@@ -106,6 +107,7 @@ export function registerApprovalRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/approvals/history',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['approvals'],
         summary: 'Decided, lapsed and cancelled requests, newest first',

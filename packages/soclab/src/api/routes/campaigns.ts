@@ -71,6 +71,7 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/campaigns',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['campaigns'],
         summary: 'Campaigns, newest first, with their comparison rows',
@@ -85,6 +86,7 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/campaigns/:id',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['campaigns'],
         summary: 'One campaign: status, progress and, once completed, its assessment and per-run outcomes',
@@ -145,6 +147,7 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/campaigns/:id/reports/:audience',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['reports'],
         summary: 'Executive or technical HTML report (optionally against a baseline campaign)',
@@ -167,6 +170,7 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/campaigns/:id/reports/:audience/json',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['reports'],
         summary: 'The versioned JSON scorecard every report is rendered from',
@@ -185,6 +189,7 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/campaigns/:id/reports/executive/pdf',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['reports'],
         summary: 'One-page executive PDF (needs Chromium on the server; 501 naming the package otherwise)',

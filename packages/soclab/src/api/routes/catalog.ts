@@ -54,6 +54,7 @@ export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/incidents',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['catalog'],
         summary: 'The incidents campaigns investigate',
@@ -67,6 +68,7 @@ export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/incidents/:incident_id',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['catalog'],
         summary: 'One incident with its fixture facts',
@@ -84,6 +86,7 @@ export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/scenarios',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['catalog'],
         summary: 'The scenario corpus: attacks and benign controls',
@@ -98,6 +101,7 @@ export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/scenarios/:scenario_id',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['catalog'],
         summary: 'One scenario',
@@ -116,6 +120,7 @@ export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/providers',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['catalog'],
         summary: 'Model providers: capabilities, whether each is configured and approved',

@@ -46,6 +46,7 @@ export function registerRunRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/runs',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['evidence'],
         summary: "Evidence runs with their chain verification (a campaign's runs with campaign_id)",
@@ -75,6 +76,7 @@ export function registerRunRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/runs/:run_id/events',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['evidence'],
         summary: "A run's chain events in order (the first is run.started); payloads canary-redacted",
@@ -93,6 +95,7 @@ export function registerRunRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/runs/:run_id/verify',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['evidence'],
         summary: "Verify a run's hash chain (names the first divergent sequence)",
@@ -111,6 +114,7 @@ export function registerRunRoutes(app: ApiApp, ctx: ApiContext): void {
   app.get(
     '/api/v1/runs/:run_id/replay',
     {
+      config: { permission: 'read' },
       schema: {
         tags: ['evidence'],
         summary:
