@@ -86,6 +86,16 @@ export interface ProviderErrorOptions extends ErrorOptions {
   retryable?: boolean;
   /** Short machine-readable reason, e.g. `rate_limited`, `authentication_rejected`. */
   code?: string;
+  /** What the model did answer when the reply was unusable (text, usage), so callers can audit and count it. */
+  reply?: UnusableReply;
+}
+
+/** The text and usage of a reply that could not be used (not JSON, cut short): paid for, so still reported. */
+export interface UnusableReply {
+  output_text: string;
+  finish_reason: FinishReason;
+  usage: ModelUsage;
+  estimated_cost_usd: number | null;
 }
 
 /** Transport, authentication or vendor failure. */
@@ -94,11 +104,13 @@ export class ProviderError extends Error {
   readonly status: number | undefined;
   readonly retryable: boolean;
   readonly code: string | undefined;
+  readonly reply: UnusableReply | undefined;
   constructor(message: string, options: ProviderErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = options.status;
     this.retryable = options.retryable ?? false;
     this.code = options.code;
+    this.reply = options.reply;
   }
 }
 /** The reply does not satisfy the requested shape; adapters never guess. */

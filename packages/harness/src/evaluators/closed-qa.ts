@@ -2,24 +2,13 @@ import { z } from 'zod';
 import { outputText } from '../core/agent.js';
 import { inputText } from '../core/testcase.js';
 import { expectedText, isMissing } from './support/expected.js';
-import { verdictText } from './support/judge.js';
 import { defineJudgeEvaluator } from './support/judge-evaluator.js';
 
-export const CLOSED_QA_PROMPT_VERSION = 'closed_qa@1';
+export const CLOSED_QA_PROMPT_VERSION = 'closed_qa@2';
 
 interface Opts extends Record<string, unknown> {
   criteria: string;
   use_expected: boolean;
-}
-
-function yes(v: unknown): boolean | undefined {
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'string') {
-    const t = v.trim().toLowerCase();
-    if (['y', 'yes', 'true', 'pass'].includes(t)) return true;
-    if (['n', 'no', 'false', 'fail'].includes(t)) return false;
-  }
-  return undefined;
 }
 
 /**
@@ -44,6 +33,7 @@ export const closedQa = defineJudgeEvaluator<Opts>({
       'If a reference answer is given, a submission that contradicts it does not meet the criteria.',
       'Reply with JSON only: {"reasoning": "<short justification>", "meets_criteria": true | false}.',
     ].join(' '),
+  verdict: () => z.strictObject({ reasoning: z.string(), meets_criteria: z.boolean() }),
   sections(o, testCase, output) {
     const sections = [
       { title: 'Criteria', text: o.criteria, untrusted: false },
@@ -55,12 +45,8 @@ export const closedQa = defineJudgeEvaluator<Opts>({
     sections.push({ title: 'Submitted answer', text: outputText(output), untrusted: true });
     return sections;
   },
-  interpret(_o, verdict, judge) {
-    const v = yes(verdict.meets_criteria);
-    if (v === undefined)
-      throw new Error(
-        `judge ${judge} returned no meets_criteria true/false (got ${JSON.stringify(verdict.meets_criteria)})`,
-      );
-    return { score: v ? 1 : 0, passed: v, reasoning: verdictText(verdict, 'reasoning') };
+  interpret(_o, verdict) {
+    const v = verdict.meets_criteria === true;
+    return { score: v ? 1 : 0, passed: v, reasoning: verdict.reasoning as string };
   },
 });

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { expectedText, isMissing } from './support/expected.js';
-import { verdictNumber, verdictText } from './support/judge.js';
 import { defineJudgeEvaluator, inputAndOutput } from './support/judge-evaluator.js';
 
-export const LLM_RUBRIC_PROMPT_VERSION = 'llm_rubric@1';
+export const LLM_RUBRIC_PROMPT_VERSION = 'llm_rubric@2';
 
 interface Opts extends Record<string, unknown> {
   rubric?: string;
@@ -44,22 +43,23 @@ export const llmRubric = defineJudgeEvaluator<Opts>({
       "You are a careful, impartial grader of an AI agent's response.",
       `Grade how well the response satisfies the rubric, on a scale from ${o.scale[0]} (not at all) to ${o.scale[1]} (fully).`,
       'Think about each requirement of the rubric, then decide.',
-      'Reply with JSON only: {"reasoning": "<two or three sentences>", "score": <number>}.',
+      `Reply with JSON only: {"reasoning": "<two or three sentences>", "score": <number from ${o.scale[0]} to ${o.scale[1]}>}.`,
     ].join(' '),
+  // The range is part of the schema: an out-of-scale score is a malformed verdict, never clamped into range.
+  verdict: (o) => z.strictObject({ reasoning: z.string(), score: z.number().min(o.scale[0]).max(o.scale[1]) }),
   sections(o, testCase, output) {
     const rubric = o.rubric ?? (isMissing(testCase.expected) ? undefined : expectedText(testCase.expected));
     if (!rubric) return 'no rubric given (option `rubric` or case `expected`)';
     return [{ title: 'Rubric', text: rubric, untrusted: false }, ...inputAndOutput(testCase, output, o.include_input)];
   },
-  interpret(o, verdict, judge) {
-    const raw = verdictNumber(verdict, 'score', judge);
+  interpret(o, verdict) {
+    const raw = verdict.score as number;
     const [lo, hi] = o.scale;
-    if (raw < lo || raw > hi) throw new Error(`judge ${judge} gave score ${raw}, outside the scale ${lo}-${hi}`);
     const score = (raw - lo) / (hi - lo);
     return {
       score,
       passed: score >= 0.5,
-      reasoning: verdictText(verdict, 'reasoning'),
+      reasoning: verdict.reasoning as string,
       extra: { raw_score: raw, scale: o.scale },
     };
   },

@@ -1,8 +1,19 @@
+import { z } from 'zod';
 import type { PluginContext } from '../plugins/registry.js';
-import { Judge, type JudgeCallRecord, type JudgeSpec, roundUsd, verdictText } from './support/judge.js';
+import {
+  Judge,
+  type JudgeCallRecord,
+  type JudgeCallSettings,
+  type JudgeSpec,
+  type JudgeTranscript,
+  judgeTotals,
+} from './support/judge.js';
 import { buildJudgeRequest } from './support/judge-evaluator.js';
 
-export const PAIRWISE_PROMPT_VERSION = 'pairwise@1';
+export const PAIRWISE_PROMPT_VERSION = 'pairwise@2';
+
+/** The only verdict accepted from a pairwise judge. */
+const PairwiseVerdict = z.strictObject({ reasoning: z.string(), winner: z.enum(['1', '2', 'tie']) });
 
 export type PairwiseWinner = 'A' | 'B' | 'tie';
 
@@ -32,17 +43,11 @@ export interface PairwiseResult {
     usage: { input_tokens: number; output_tokens: number; estimated: boolean };
     cost: number;
     cost_is_estimated: boolean;
+    cost_unpriced: boolean;
+    cached: number;
   };
-}
-
-function readWinner(v: unknown): 'first' | 'second' | 'tie' {
-  const t = String(v ?? '')
-    .trim()
-    .toLowerCase();
-  if (['1', 'first', 'response 1', 'a'].includes(t)) return 'first';
-  if (['2', 'second', 'response 2', 'b'].includes(t)) return 'second';
-  if (['tie', 'equal', 'none', 'both'].includes(t)) return 'tie';
-  throw new Error(`pairwise judge returned an unknown winner ${JSON.stringify(v)}`);
+  /** Prompt and reply of each call (A first, then B first), for audit. */
+  transcripts: JudgeTranscript[];
 }
 
 /**
@@ -59,8 +64,9 @@ export async function judgePairwise(
   ctx: PluginContext,
   item: PairwiseInput,
   signal?: AbortSignal,
+  settings: Partial<JudgeCallSettings> = {},
 ): Promise<PairwiseResult> {
-  const judge = new Judge(spec, ctx);
+  const judge = new Judge(spec, ctx, settings);
   const system = [
     'You compare two responses to the same task and decide which one is better.',
     `Criteria: ${item.criteria ?? 'correctness first, then helpfulness, completeness and clarity.'}`,
@@ -74,35 +80,38 @@ export async function judgePairwise(
       { title: 'Response 1', text: first, untrusted: true },
       { title: 'Response 2', text: second, untrusted: true },
     ];
-    return judge.ask(buildJudgeRequest('judge_pairwise', system, sections, 600, 0), PAIRWISE_PROMPT_VERSION, signal);
+    return judge.ask(
+      buildJudgeRequest('judge_pairwise', system, sections, 600, 0),
+      PAIRWISE_PROMPT_VERSION,
+      PairwiseVerdict,
+      signal,
+    );
   };
   const ab = await ask(item.outputA, item.outputB);
   const ba = await ask(item.outputB, item.outputA);
-  const w1 = readWinner(ab.verdict.winner);
-  const w2 = readWinner(ba.verdict.winner);
-  // Map both to A/B: in the second call "first" means B.
-  const v1: PairwiseWinner = w1 === 'first' ? 'A' : w1 === 'second' ? 'B' : 'tie';
-  const v2: PairwiseWinner = w2 === 'first' ? 'B' : w2 === 'second' ? 'A' : 'tie';
+  // Map both to A/B: in the second call response 1 is B.
+  const v1: PairwiseWinner = ab.verdict.winner === '1' ? 'A' : ab.verdict.winner === '2' ? 'B' : 'tie';
+  const v2: PairwiseWinner = ba.verdict.winner === '1' ? 'B' : ba.verdict.winner === '2' ? 'A' : 'tie';
   const consistent = v1 === v2;
   const records: JudgeCallRecord[] = [ab.record, ba.record];
+  const totals = judgeTotals(records);
   return {
     winner: consistent ? v1 : 'tie',
     consistent,
     reasoning: consistent
-      ? verdictText(ab.verdict, 'reasoning')
+      ? ab.verdict.reasoning
       : `the judge changed its mind when the order was swapped (${v1} then ${v2}); counted as a tie`,
     judge: {
       provider: ab.record.provider,
       model: ab.record.model,
       prompt_version: PAIRWISE_PROMPT_VERSION,
       calls: 2,
-      usage: {
-        input_tokens: records.reduce((s, r) => s + r.usage.input_tokens, 0),
-        output_tokens: records.reduce((s, r) => s + r.usage.output_tokens, 0),
-        estimated: records.some((r) => r.usage.estimated),
-      },
-      cost: roundUsd(records.reduce((s, r) => s + r.cost, 0)),
-      cost_is_estimated: records.some((r) => r.cost_is_estimated || !r.cost_known),
+      usage: totals.usage,
+      cost: totals.cost,
+      cost_is_estimated: totals.cost_is_estimated,
+      cost_unpriced: totals.cost_unpriced,
+      cached: totals.cached,
     },
+    transcripts: [ab.transcript, ba.transcript],
   };
 }

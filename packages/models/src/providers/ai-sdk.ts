@@ -205,7 +205,11 @@ export class AiSdkProvider implements ModelProvider {
       temperature: request.temperature,
       abortSignal: signal,
     };
-    if (jsonMode) options.responseFormat = { type: 'json' };
+    // A JSON Schema in the request (e.g. a judge's verdict shape) goes to the API, which then constrains the reply.
+    if (jsonMode)
+      options.responseFormat = request.response_schema
+        ? { type: 'json', schema: request.response_schema as JSONSchema7, name: 'response' }
+        : { type: 'json' };
     if (sendTools) {
       options.tools = request.tools.map((t) => ({
         type: 'function' as const,

@@ -43,16 +43,31 @@ export function buildResponse(input: BuildResponseInput): ModelResponse {
     toolCall = parsed.data;
   }
   let structured: Record<string, unknown> | null = null;
+  const reported = input.reportedCostUsd;
+  const hasReportedCost = typeof reported === 'number' && Number.isFinite(reported) && reported >= 0;
   if (input.wantStructured && !toolCall && input.finish !== 'error') {
+    // The unusable reply travels with the error: it was paid for, and a reader may want to see it.
+    const reply = {
+      output_text: input.text,
+      finish_reason: input.finish,
+      usage: input.usage,
+      estimated_cost_usd: hasReportedCost
+        ? (reported as number)
+        : estimateCostUsd(input.model, input.usage, input.priceTable ?? PRICE_TABLE),
+    };
     if (input.finish === 'length' || input.finish === 'content_filter') {
       throw new MalformedResponseError(
         `${input.provider} stopped with finish reason '${input.finish}' before a complete structured reply`,
+        { reply },
       );
     }
-    structured = input.structured ?? parseStructured(input.text);
+    try {
+      structured = input.structured ?? parseStructured(input.text);
+    } catch (err) {
+      if (err instanceof MalformedResponseError) throw new MalformedResponseError(err.message, { reply });
+      throw err;
+    }
   }
-  const reported = input.reportedCostUsd;
-  const hasReportedCost = typeof reported === 'number' && Number.isFinite(reported) && reported >= 0;
   return {
     provider: input.provider,
     model: input.model,

@@ -1,28 +1,35 @@
 import type { MessageInput, ModelRequestInput } from '@aeh/models';
 import { z } from 'zod';
+import { sha256 } from '../../benchmarks/hash.js';
 import { type AgentOutput, isError, outputText } from '../../core/agent.js';
 import type { TestCase } from '../../core/testcase.js';
 import { inputText } from '../../core/testcase.js';
 import { defineEvaluator, type EvaluatorPlugin, errorResult, result } from '../base.js';
+import { echoedInstruction } from './injection.js';
 import {
   checkJudgeChoice,
   combine,
+  defaultQuorum,
   fence,
   Judge,
+  JudgeCallError,
+  type JudgeContext,
+  type JudgeFailure,
   JudgeOptions,
   type JudgeVerdict,
+  judgeSettings,
   judgeSpecs,
   untrustedNotice,
 } from './judge.js';
 
-/** A piece of the judge prompt; untrusted pieces are fenced with a random boundary. */
+/** A piece of the judge prompt; untrusted pieces are fenced with a boundary the text cannot forge. */
 export interface PromptSection {
   title: string;
   text: string;
   untrusted: boolean;
 }
 
-/** What a judge evaluator contributes: its prompt and how to read a verdict. */
+/** What a judge evaluator contributes: its prompt, its verdict schema, and how to read a verdict. */
 export interface JudgeDefinition<O> {
   name: string;
   description: string;
@@ -33,10 +40,16 @@ export interface JudgeDefinition<O> {
   refine?: (o: O, ctx: z.RefinementCtx) => void;
   /** Task description placed in the system prompt, and the JSON shape the judge must return. */
   system(opts: O): string;
+  /** The verdict's schema (enums, ranges); sent to the provider and the only shape accepted back. */
+  verdict(opts: O): z.ZodType<Record<string, unknown>>;
   /** The sections of the user prompt, or a string explaining why the case cannot be judged. */
   sections(opts: O, testCase: TestCase, output: AgentOutput): PromptSection[] | string;
-  /** Turn the judge's JSON into a score in [0, 1] and a verdict; throw on a malformed verdict. */
-  interpret(opts: O, verdict: Record<string, unknown>, judge: string): Omit<JudgeVerdict, 'record' | 'judge'>;
+  /** Turn a schema-valid verdict into a score in [0, 1] and a pass/fail. */
+  interpret(
+    opts: O,
+    verdict: Record<string, unknown>,
+    judge: string,
+  ): Omit<JudgeVerdict, 'record' | 'judge' | 'transcript'>;
 }
 
 /** Build the provider-neutral request: system rules, trusted instructions, fenced untrusted material. */
@@ -74,12 +87,24 @@ export function buildJudgeRequest(
   };
 }
 
+type CommonJudgeOptions = {
+  aggregate: 'mean' | 'majority';
+  quorum?: number;
+  temperature: number;
+  max_output_tokens: number;
+  timeout: number;
+  max_attempts: number;
+  max_concurrency: number;
+  requests_per_minute?: number;
+  cache?: boolean;
+};
+
 /** Register an LLM-judge evaluator with judge/panel options, lazy provider resolution and bookkeeping. */
 export function defineJudgeEvaluator<O extends Record<string, unknown>>(
   def: JudgeDefinition<O>,
 ): EvaluatorPlugin<unknown> {
   const schema = z.strictObject({ ...JudgeOptions, ...def.options }).superRefine((o, ctx) => {
-    checkJudgeChoice(o as { provider?: string; panel?: unknown[]; script?: unknown }, ctx);
+    checkJudgeChoice(o as Parameters<typeof checkJudgeChoice>[0], ctx);
     def.refine?.(o as unknown as O, ctx);
   });
   type Full = z.infer<typeof schema>;
@@ -88,12 +113,12 @@ export function defineJudgeEvaluator<O extends Record<string, unknown>>(
     description: def.description,
     options: schema as unknown as z.ZodType<Full>,
     create(opts, ctx) {
-      const o = opts as unknown as O & {
-        aggregate: 'mean' | 'majority';
-        temperature: number;
-        max_output_tokens: number;
-      };
-      const judges = judgeSpecs(opts as Parameters<typeof judgeSpecs>[0]).map((s) => new Judge(s, ctx));
+      const o = opts as unknown as O & CommonJudgeOptions;
+      const judges = judgeSpecs(opts as Parameters<typeof judgeSpecs>[0]).map(
+        (s) => new Judge(s, ctx, judgeSettings(o, s, ctx as JudgeContext)),
+      );
+      const quorum = judges.length === 1 ? 1 : (o.quorum ?? defaultQuorum(judges.length));
+      const verdictSchema = def.verdict(o);
       return {
         name: def.name,
         async prepare() {
@@ -106,19 +131,74 @@ export function defineJudgeEvaluator<O extends Record<string, unknown>>(
             return result({ evaluator: def.name, score: 0, passed: false, explanation: sections });
           }
           const request = buildJudgeRequest(def.stage, def.system(o), sections, o.max_output_tokens, o.temperature);
-          const verdicts = await Promise.all(
-            judges.map(async (j): Promise<JudgeVerdict> => {
-              const { verdict, record } = await j.ask(request, def.promptVersion, evalCtx?.signal);
-              return { judge: j.label, record, ...def.interpret(o, verdict, j.label) };
+          const text = outputText(output);
+          const verdicts: JudgeVerdict[] = [];
+          const failures: JudgeFailure[] = [];
+          // Every member is asked; one failing never discards the others' verdicts or spend.
+          const settled = await Promise.allSettled(
+            judges.map(async (j) => {
+              const answer = await j.ask(request, def.promptVersion, verdictSchema, evalCtx?.signal);
+              return { judge: j, answer, read: def.interpret(o, answer.verdict, j.label) };
             }),
           );
-          const combined = combine(verdicts, o.aggregate, def.promptVersion);
+          settled.forEach((s, i) => {
+            const label = judges[i].label;
+            if (s.status === 'rejected') {
+              const err = s.reason;
+              if (err instanceof JudgeCallError) {
+                failures.push({ judge: label, reason: err.message, record: err.record, transcript: err.transcript });
+              } else {
+                failures.push({
+                  judge: label,
+                  reason: `judge ${label} failed: ${err instanceof Error ? err.message : String(err)}`,
+                  record: {
+                    provider: judges[i].spec.provider,
+                    model: judges[i].spec.model ?? '',
+                    prompt_version: def.promptVersion,
+                    usage: { input_tokens: 0, output_tokens: 0, estimated: false },
+                    cost: 0,
+                    cost_is_estimated: false,
+                    cost_known: true,
+                    latency_ms: 0,
+                    attempts: 0,
+                    cached: false,
+                  },
+                });
+              }
+              return;
+            }
+            const { answer, read } = s.value;
+            // A verdict that repeats an instruction planted in the output is the output grading itself.
+            const echoed = echoedInstruction(read.reasoning, text);
+            if (echoed) {
+              failures.push({
+                judge: label,
+                reason: `judge ${label} verdict discarded (possible prompt injection): ${echoed}`,
+                record: answer.record,
+                transcript: answer.transcript,
+              });
+              return;
+            }
+            verdicts.push({ judge: label, record: answer.record, transcript: answer.transcript, ...read });
+          });
+          const combined = combine(verdicts, failures, o.aggregate, def.promptVersion, quorum);
+          const injection = failures.filter((f) => f.reason.includes('possible prompt injection'));
           return result({
             evaluator: def.name,
             score: combined.score,
             passed: combined.passed,
+            error: combined.error,
             explanation: combined.explanation,
-            details: { judge: combined.judge },
+            details: {
+              judge: {
+                ...combined.judge,
+                // Lets flaky_cases tell a changed output from a changed verdict on the same output.
+                output_sha256: sha256(text),
+                ...(injection.length
+                  ? { injection_flagged: injection.map((f) => ({ judge: f.judge, reason: f.reason })) }
+                  : {}),
+              },
+            },
           });
         },
       };
