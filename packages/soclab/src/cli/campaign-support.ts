@@ -57,7 +57,14 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
     .option('--concurrency <n>', 'scenario runs in flight at once', positiveInt('--concurrency', 64), 4)
     .option('--out <dir>', help.out, 'runs/latest')
     .option('--policy-dir <dir>', help.policyDir)
-    .option('--db <url>', 'evidence database (default: SOCLAB_DATABASE_URL or runs/soclab.sqlite)');
+    .option('--db <url>', 'evidence database (default: SOCLAB_DATABASE_URL or runs/soclab.sqlite)')
+    .option('--agent-command <command>', 'with --provider mcp: the MCP agent to launch for each scenario run')
+    .addOption(
+      new Option('--agent-transport <transport>', 'with --provider mcp: how the agent reaches the lab').choices([
+        'http',
+        'stdio',
+      ] as const),
+    );
   return command as unknown as Command<Args, Opts & StudyOptionValues>;
 }
 
@@ -74,6 +81,8 @@ export interface StudyOptionValues {
   out: string;
   policyDir?: string;
   db?: string;
+  agentCommand?: string;
+  agentTransport?: 'http' | 'stdio';
 }
 
 /** Run the study the shared options describe (plus `extra`: the mode or `compare`); a bad `--ablate` exits 2. */
@@ -88,6 +97,7 @@ export async function runStudyFromOptions(
   } catch (error) {
     throw new CliError((error as Error).message, EXIT.usage);
   }
+  applyMcpAgentOptions(opts);
   return runStudyCli(
     {
       ...extra,
@@ -104,6 +114,22 @@ export async function runStudyFromOptions(
     },
     { db: opts.db },
   );
+}
+
+/**
+ * `--agent-command` / `--agent-transport` configure the `mcp` provider the way its environment variables do (this
+ * process only runs the one study), so the registry's configuration check and the campaign see them.
+ */
+function applyMcpAgentOptions(opts: StudyOptionValues): void {
+  if (opts.agentCommand === undefined && opts.agentTransport === undefined) return;
+  if (opts.provider !== 'mcp') {
+    throw new CliError('--agent-command and --agent-transport apply to --provider mcp', EXIT.usage);
+  }
+  if (opts.agentCommand !== undefined) {
+    if (opts.agentCommand.trim() === '') throw new CliError('--agent-command must not be empty', EXIT.usage);
+    process.env.SOCLAB_MCP_AGENT_COMMAND = opts.agentCommand;
+  }
+  if (opts.agentTransport !== undefined) process.env.SOCLAB_MCP_AGENT_TRANSPORT = opts.agentTransport;
 }
 
 /**

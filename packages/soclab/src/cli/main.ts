@@ -4,6 +4,7 @@ import * as campaign from './commands/campaign.js';
 import * as compare from './commands/compare.js';
 import * as demo from './commands/demo.js';
 import * as investigate from './commands/investigate.js';
+import * as mcp from './commands/mcp.js';
 import * as policy from './commands/policy.js';
 import * as providers from './commands/providers.js';
 import * as report from './commands/report.js';
@@ -24,6 +25,7 @@ const commands: CommandModule[] = [
   providers,
   policy,
   serve,
+  mcp,
   campaign,
   compare,
   report,

@@ -8,6 +8,7 @@ import {
 import { type ApprovedModel, DEFAULT_APPROVED_MODELS } from '../contracts/models.js';
 import { MOCK_DEFAULT_MODEL, MOCK_PROVIDER_ID } from '../contracts/scenarios.js';
 import { httpEntry } from './http.js';
+import { mcpEntry } from './mcp.js';
 import { createMockProvider } from './mock.js';
 
 /** The lab's scripted adversary model, replacing the generic `mock` of @aeh/models. */
@@ -36,7 +37,7 @@ export const soclabMockEntry: ProviderEntry = {
  * Entries the lab adds to (or replaces in) the @aeh/models registry. To add your own adapter, append its
  * ProviderEntry here (see docs/custom-provider.md, option 2).
  */
-export const SOCLAB_PROVIDER_ENTRIES: readonly ProviderEntry[] = Object.freeze([soclabMockEntry, httpEntry]);
+export const SOCLAB_PROVIDER_ENTRIES: readonly ProviderEntry[] = Object.freeze([soclabMockEntry, httpEntry, mcpEntry]);
 
 /** Providers whose replies are scripted by the scenario; every other provider is live. */
 export const SCRIPTED_PROVIDER_IDS: readonly string[] = Object.freeze([MOCK_PROVIDER_ID]);
@@ -53,7 +54,7 @@ export interface SoclabRegistryOptions {
 
 /**
  * The ten providers the lab knows: the @aeh/models vendors (openai, azure_openai, anthropic, gemini, vertex, xai,
- * ollama, openai_compatible), the scripted adversary `mock`, and `http` (soclab.agent.v1).
+ * ollama, openai_compatible), the scripted adversary `mock`, `http` (soclab.agent.v1) and `mcp` (a free-form MCP agent).
  */
 export function soclabProviderRegistry(options: SoclabRegistryOptions = {}): ProviderRegistry {
   return defaultProviderRegistry({ env: options.env, approved: options.approved }, SOCLAB_PROVIDER_ENTRIES);

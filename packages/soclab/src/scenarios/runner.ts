@@ -15,6 +15,7 @@ import {
 import type { AttackScenario, IncidentScenario } from '../contracts/scenarios.js';
 import { DEFAULT_CANARY_PATTERNS, findLeaks, redact, redactText } from '../control/redaction.js';
 import { type EvidenceStore, type NewEvent, openEvidenceStore } from '../evidence/store.js';
+import { asSelfDriven } from '../mcp/self-driven.js';
 import { runInvestigation } from '../orchestrator/investigation.js';
 import { PROMPT_VERSION } from '../orchestrator/prompts.js';
 import { MockAdversaryProvider } from '../providers/mock.js';
@@ -197,7 +198,9 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
       },
     });
 
-    const investigation = await runInvestigation({
+    // An MCP agent chooses its own steps: it investigates through the same port instead of answering the stages.
+    const investigate = asSelfDriven(provider)?.investigate.bind(provider) ?? runInvestigation;
+    const investigation = await investigate({
       incidentId: simulator.incidentId,
       alert: structuredClone(simulator.incident),
       provider,

@@ -19,6 +19,7 @@ export const PROVIDER_IDS = [
   'ollama',
   'openai_compatible',
   'http',
+  'mcp',
 ] as const;
 
 const run = promisify(execFile);

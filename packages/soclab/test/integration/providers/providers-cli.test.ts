@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PROVIDER_IDS, soclabIsolated as soclab } from '../../helpers/cli.js';
 
 describe('soclab providers', () => {
-  it('lists all ten providers with capabilities and whether each is configured', async () => {
+  it('lists every provider with capabilities and whether each is configured', async () => {
     const r = await soclab(['providers'], { SOCLAB_HTTP_AGENT_URL: 'http://127.0.0.1:8765/v1/agent' });
     expect(r.code).toBe(0);
     for (const id of PROVIDER_IDS) {
@@ -10,13 +10,14 @@ describe('soclab providers', () => {
     }
     expect(r.stdout).toMatch(/│ http +│ yes/);
     expect(r.stdout).toMatch(/│ anthropic +│ no: set ANTHROPIC_API_KEY/);
-    expect(r.stdout).toContain('3 of 10 providers ready');
+    expect(r.stdout).toContain(`3 of ${PROVIDER_IDS.length} providers ready`);
+    expect(r.stdout).toMatch(/│ mcp +│ no: set SOCLAB_MCP_AGENT_COMMAND/);
   });
 
   it('--json prints the compatibility matrix', async () => {
     const r = await soclab(['providers', '--json']);
     const rows = JSON.parse(r.stdout) as Array<{ provider_id: string; configured: boolean; validation: string }>;
-    expect(rows).toHaveLength(10);
+    expect(rows).toHaveLength(PROVIDER_IDS.length);
     expect(rows.find((x) => x.provider_id === 'http')).toMatchObject({ configured: false });
     expect(rows.every((x) => x.validation.length > 0)).toBe(true);
   });

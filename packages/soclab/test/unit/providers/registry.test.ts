@@ -27,10 +27,11 @@ const FULL_ENV = {
   XAI_API_KEY: 'xai-x',
   OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:4000/v1',
   SOCLAB_HTTP_AGENT_URL: 'http://127.0.0.1:8765/v1/agent',
+  SOCLAB_MCP_AGENT_COMMAND: 'node agent.mjs',
 };
 
 describe('soclab provider registry', () => {
-  it('knows all ten providers, each with capabilities, an adapter version and a validation note', () => {
+  it('knows every provider, each with capabilities, an adapter version and a validation note', () => {
     const registry = soclabProviderRegistry({ env: {} });
     expect(registry.ids()).toEqual(TEN);
     for (const row of registry.matrix()) {
@@ -88,7 +89,7 @@ describe('soclab provider registry', () => {
 
   it('marks mock as scripted and everything else as live', () => {
     expect(isLiveProvider('mock')).toBe(false);
-    expect(TEN.filter(isLiveProvider)).toHaveLength(9);
+    expect(TEN.filter(isLiveProvider)).toHaveLength(TEN.length - 1);
   });
 
   it('approves the chosen (provider, model) pair on top of the lab defaults', () => {
