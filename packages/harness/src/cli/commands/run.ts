@@ -224,6 +224,8 @@ export async function executeRun(
       throw err;
     });
   }
+  const { attachJudgeSession } = await import('../../evaluators/support/judge-run.js');
+  attachJudgeSession(options, suite, request);
   await hooks.configure?.(options, suite);
   let result: RunExperimentResult;
   try {

@@ -45,6 +45,8 @@ export class JudgeCacheError extends Error {
 export class JudgeSession {
   readonly #entries = new Map<string, JudgeCacheEntry>();
   readonly #files: string[] = [];
+  /** Files the entries were loaded from: attaching one of them again must not duplicate its lines. */
+  readonly #loaded = new Set<string>();
   readonly #scrub: (text: string) => string;
   /** Backoff between judge call attempts (tests shorten it); the runner's defaults otherwise. */
   readonly retry: Partial<Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs' | 'maxRetryAfterMs'>> | undefined;
@@ -92,6 +94,7 @@ export class JudgeSession {
       this.#entries.set(parsed.data.key, parsed.data);
       n++;
     }
+    this.#loaded.add(path);
     return n;
   }
 
@@ -101,8 +104,29 @@ export class JudgeSession {
     if (this.#files.includes(path)) return;
     mkdirSync(dirname(path), { recursive: true });
     // Entries known before the folder was attached (loaded for a replay) are copied, so the run is complete.
-    for (const e of this.#entries.values()) appendFileSync(path, `${this.#scrub(JSON.stringify(e))}\n`);
+    if (!this.#loaded.has(path)) {
+      for (const e of this.#entries.values()) appendFileSync(path, `${this.#scrub(JSON.stringify(e))}\n`);
+    }
     this.#files.push(path);
+  }
+
+  readonly #pending = new Map<string, Promise<unknown>>();
+
+  /** A call for `key` that is under way, if any. */
+  pending(key: string): Promise<unknown> | undefined {
+    return this.#pending.get(key);
+  }
+
+  /** Note a call for `key` under way until it settles, so identical concurrent requests wait for it. */
+  track(key: string, call: Promise<unknown>): void {
+    const settled = call.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#pending.set(key, settled);
+    void settled.then(() => {
+      if (this.#pending.get(key) === settled) this.#pending.delete(key);
+    });
   }
 
   get(key: string): JudgeCacheEntry | undefined {

@@ -339,61 +339,22 @@ export class Judge {
     const label = this.label;
 
     let entry = this.settings.cache ? this.#session.get(key) : undefined;
+    if (!entry && this.settings.cache) {
+      // The same request already in flight (a repeat of the same output): wait for it instead of paying twice.
+      const pending = this.#session.pending(key);
+      if (pending) {
+        await pending;
+        entry = this.#session.get(key);
+      }
+    }
     const cached = entry !== undefined;
     let attempts = 0;
     let failure: unknown;
     if (entry) this.#session.hits++;
     else {
-      const limiter = judgeLimiter(`${provider.providerId}/${provider.model}`, {
-        maxConcurrency: this.settings.maxConcurrency,
-        requestsPerMinute: this.settings.requestsPerMinute,
-      });
-      const policy: RetryPolicy = { ...DEFAULT_RETRY, ...this.settings.retry, maxAttempts: this.settings.maxAttempts };
-      for (;;) {
-        attempts++;
-        this.#session.calls++;
-        try {
-          const res = await limiter.run(() => this.#callOnce(provider, req, mode, signal), signal);
-          entry = toEntry(key, res);
-          break;
-        } catch (err) {
-          if (signal?.aborted) throw err;
-          const reply = (
-            err as {
-              reply?: {
-                output_text: string;
-                finish_reason: string;
-                usage: JudgeCacheEntry['usage'];
-                estimated_cost_usd: number | null;
-              };
-            }
-          ).reply;
-          if (reply) {
-            // The model answered, but not in the required shape: a verdict problem, recorded like any reply.
-            entry = {
-              type: 'judge_reply',
-              key,
-              provider: provider.providerId,
-              model: provider.model,
-              finish_reason: reply.finish_reason,
-              output_text: reply.output_text,
-              structured: null,
-              tool_call: null,
-              usage: { ...reply.usage },
-              cost: reply.estimated_cost_usd,
-              cost_is_estimated: true,
-              latency_ms: 0,
-            };
-            break;
-          }
-          if (!isRetryable(err) || attempts >= policy.maxAttempts) {
-            failure = err;
-            break;
-          }
-          await sleep(backoffDelay(policy, attempts, retryAfterSeconds(err)), signal);
-          if (signal?.aborted) throw signal.reason ?? err;
-        }
-      }
+      const fetched = this.#fetch(provider, req, mode, key, signal);
+      if (this.settings.cache) this.#session.track(key, fetched);
+      ({ entry, attempts, failure } = await fetched);
       if (entry) this.#session.put(entry);
     }
     const record: JudgeCallRecord = entry
@@ -455,6 +416,70 @@ export class Judge {
       );
     }
     return { verdict: checked.data, record, transcript };
+  }
+
+  /** Call the provider until a reply, a non-retryable failure or the last attempt; never throws but on abort. */
+  async #fetch(
+    provider: ModelProvider,
+    req: ModelRequest,
+    mode: 'structured' | 'tool' | 'text',
+    key: string,
+    signal?: AbortSignal,
+  ): Promise<{ entry: JudgeCacheEntry | undefined; attempts: number; failure: unknown }> {
+    let entry: JudgeCacheEntry | undefined;
+    let attempts = 0;
+    let failure: unknown;
+    const limiter = judgeLimiter(`${provider.providerId}/${provider.model}`, {
+      maxConcurrency: this.settings.maxConcurrency,
+      requestsPerMinute: this.settings.requestsPerMinute,
+    });
+    const policy: RetryPolicy = { ...DEFAULT_RETRY, ...this.settings.retry, maxAttempts: this.settings.maxAttempts };
+    for (;;) {
+      attempts++;
+      this.#session.calls++;
+      try {
+        const res = await limiter.run(() => this.#callOnce(provider, req, mode, signal), signal);
+        entry = toEntry(key, res);
+        break;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        const reply = (
+          err as {
+            reply?: {
+              output_text: string;
+              finish_reason: string;
+              usage: JudgeCacheEntry['usage'];
+              estimated_cost_usd: number | null;
+            };
+          }
+        ).reply;
+        if (reply) {
+          // The model answered, but not in the required shape: a verdict problem, recorded like any reply.
+          entry = {
+            type: 'judge_reply',
+            key,
+            provider: provider.providerId,
+            model: provider.model,
+            finish_reason: reply.finish_reason,
+            output_text: reply.output_text,
+            structured: null,
+            tool_call: null,
+            usage: { ...reply.usage },
+            cost: reply.estimated_cost_usd,
+            cost_is_estimated: true,
+            latency_ms: 0,
+          };
+          break;
+        }
+        if (!isRetryable(err) || attempts >= policy.maxAttempts) {
+          failure = err;
+          break;
+        }
+        await sleep(backoffDelay(policy, attempts, retryAfterSeconds(err)), signal);
+        if (signal?.aborted) throw signal.reason ?? err;
+      }
+    }
+    return { entry, attempts, failure };
   }
 
   async #callOnce(
