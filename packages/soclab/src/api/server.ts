@@ -20,6 +20,7 @@ import type { AttackScenario } from '../contracts/scenarios.js';
 import { ApprovalInbox } from '../control/approval-inbox.js';
 import { loadPolicyEngine } from '../control/policy/index.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
+import { sealInterruptedRuns } from '../evidence/interrupted.js';
 import { openEvidenceStore } from '../evidence/store.js';
 import { SOCLAB_VERSION } from '../index.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
@@ -124,6 +125,9 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   const evidence = await openEvidenceStore(config.database_url ?? join(config.data_dir, 'soclab.sqlite'));
   const store = await ApiStore.open(evidence);
   await store.interruptPendingApprovals(new Date().toISOString());
+  // Runs a previous process left half-written keep their events and get a terminal run.interrupted event.
+  const sealed = await sealInterruptedRuns(evidence, 'the server stopped while the run was in progress');
+  if (sealed.length > 0) notice(`soclab serve: ${sealed.length} interrupted run(s) closed as run.interrupted`);
   const corpus = options.corpus ?? loadCorpus();
   // Compile the policy set now (cached by folder digest) rather than inside the first campaign, where its
   // synchronous load would stall every request for a moment.
@@ -415,6 +419,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
       await campaigns.close();
       await app.close();
       await approvalWrites;
+      await sealInterruptedRuns(evidence, 'the server was stopped while the run was in progress');
       await evidence.close();
     },
   };

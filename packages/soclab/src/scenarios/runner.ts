@@ -198,6 +198,23 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
       },
     });
 
+    // Model turns go on the chain as they happen, not with the rest at the end: a server stopped mid-run (say
+    // while the run waits for a human approval) keeps what the run did so far, and its restart closes the chain
+    // as interrupted (evidence/interrupted.ts). Turns come first after run.started either way, so the order holds.
+    const turnPatterns = session.canaryPatterns ?? DEFAULT_CANARY_PATTERNS;
+    let turnWrites: Promise<void> = Promise.resolve();
+    let turnWriteError: unknown = null;
+    const onTurn = (event: CanonicalModelEvent): void => {
+      const payload = session.redactPersistence ? redact({ ...event }, turnPatterns) : event;
+      turnWrites = turnWrites
+        .then(async () => {
+          if (turnWriteError === null) await store.append(runId, { event_type: 'model.turn', payload });
+        })
+        .catch((error) => {
+          turnWriteError ??= error;
+        });
+      options.onTurn?.(event);
+    };
     // An MCP agent chooses its own steps: it investigates through the same port instead of answering the stages.
     const investigate = asSelfDriven(provider)?.investigate.bind(provider) ?? runInvestigation;
     const investigation = await investigate({
@@ -208,7 +225,7 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
       runId,
       maxSteps: options.maxSteps,
       signal: options.signal,
-      onTurn: options.onTurn,
+      onTurn,
       onProposal: options.onProposal,
     });
 
@@ -268,7 +285,12 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
     const toStore = session.redactPersistence
       ? events.map((e) => ({ ...e, payload: redact(e.payload as Record<string, unknown>, patterns) }))
       : events;
-    await store.appendMany(runId, toStore);
+    await turnWrites;
+    if (turnWriteError !== null) throw turnWriteError;
+    await store.appendMany(
+      runId,
+      toStore.filter((e) => e.event_type !== 'model.turn'),
+    );
     const persisted = toStore.map((e) => e.payload);
 
     if (scenario.harness.tamper_evidence) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../../control/redaction.js';
 import { verifyRows } from '../../evidence/hash-chain.js';
+import { runEnding } from '../../evidence/interrupted.js';
 import { rowToEvent } from '../../evidence/store.js';
 import { type ApiApp, type ApiContext, BEARER } from '../context.js';
 import { notFound } from '../errors.js';
@@ -20,6 +21,8 @@ const RunRow = Verification.extend({
   scenario_id: z.string().nullable(),
   mode: z.string().nullable(),
   campaign_id: z.string().nullable(),
+  /** finished (run.finished), interrupted (closed by a restart: the process stopped mid-run) or open (running). */
+  ending: z.enum(['finished', 'interrupted', 'open']),
 });
 
 /**
@@ -40,7 +43,8 @@ export function registerRunRoutes(app: ApiApp, ctx: ApiContext): void {
       scenario = typeof payload.scenario_id === 'string' ? payload.scenario_id : null;
       mode = typeof payload.mode === 'string' ? payload.mode : null;
     }
-    return { ...v, scenario_id: scenario, mode, campaign_id: campaignId };
+    const ending = runEnding(rows.map((r) => r.event_type));
+    return { ...v, scenario_id: scenario, mode, campaign_id: campaignId, ending };
   }
 
   app.get(

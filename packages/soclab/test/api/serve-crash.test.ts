@@ -1,0 +1,141 @@
+/**
+ * `soclab serve` killed (SIGKILL) or stopped (SIGTERM) while a campaign run waits for a human approval: the run's
+ * evidence written so far survives, and the restart closes its chain with one `run.interrupted` event (the chain
+ * stays valid and says it was interrupted), the campaign is failed as interrupted and the request is no longer
+ * pending. A second restart changes nothing.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, type Json, TOKENS, tempDir, until } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const CLI = existsSync(join(ROOT, 'packages/soclab/dist/cli/main.js'))
+  ? [join(ROOT, 'packages/soclab/bin/soclab.js')]
+  : ['--import', 'tsx', join(ROOT, 'packages/soclab/src/cli/main.ts')];
+const TOKEN_ENV = `ops:operator:${TOKENS.operator},viewer:viewer:${TOKENS.viewer}`;
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function serve(dir: string): Promise<{ proc: ChildProcess; base: string; stderr: () => string }> {
+  const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SOCLAB_API_TOKENS: TOKEN_ENV, SOCLAB_DATABASE_URL: '', NO_COLOR: '1' },
+  });
+  let err = '';
+  proc.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`soclab serve did not start: ${err}`)), 60_000);
+    proc.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) {
+        clearTimeout(timer);
+        resolve(out.split('\n')[0]!.trim());
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`soclab serve exited with ${code}: ${err}`)));
+  });
+  return { proc, base, stderr: () => err };
+}
+
+const stop = (proc: ChildProcess, signal: NodeJS.Signals): Promise<void> =>
+  new Promise((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+    proc.once('close', () => resolve());
+    proc.kill(signal);
+  });
+
+async function runsOf(base: string): Promise<Json[]> {
+  return (await call(base, 'GET', '/api/v1/runs?limit=500', { as: 'viewer' })).body;
+}
+async function eventsOf(base: string, runId: string): Promise<Json[]> {
+  return (await call(base, 'GET', `/api/v1/runs/${runId}/events`, { as: 'viewer' })).body;
+}
+
+describe.each(['SIGKILL', 'SIGTERM'] as const)('soclab serve stopped by %s mid-campaign', (signal) => {
+  it('keeps the waiting run’s evidence and closes its chain as interrupted on restart', async () => {
+    const dir = tempDir('soclab-crash-');
+    dirs.push(dir);
+    let s = await serve(dir);
+    let waitingRun: string;
+    let before: Json[];
+    let campaignId: string;
+    try {
+      const created = await call(s.base, 'POST', '/api/v1/campaigns', {
+        as: 'operator',
+        body: { mode: 'protected', scenario_ids: ['BEN-001'], approver: 'human', approval_timeout_seconds: 600 },
+      });
+      expect(created.status).toBe(202);
+      campaignId = created.body.campaign_id;
+      const pending = await until(async () => {
+        const r = await call(s.base, 'GET', '/api/v1/approvals', { as: 'viewer' });
+        return r.body.length > 0 ? r.body[0] : undefined;
+      }, 'the pending approval');
+      waitingRun = pending.run_id;
+      // While the run waits, what it did so far is already on its chain (not only run.started). The turn that
+      // asked may still be on its way to the database when the request shows: wait until the chain stays put.
+      let seen = -1;
+      before = await until(async () => {
+        const events = await eventsOf(s.base, waitingRun);
+        const steady = events.length === seen;
+        seen = events.length;
+        if (!steady) await new Promise((r) => setTimeout(r, 300));
+        return steady ? events : undefined;
+      }, 'the waiting run to stop writing');
+      expect(before[0].event_type).toBe('run.started');
+      expect(before.filter((e) => e.event_type === 'model.turn').length).toBeGreaterThan(0);
+      const open = (await runsOf(s.base)).find((r) => r.run_id === waitingRun);
+      expect(open).toMatchObject({ ending: 'open', valid: true, length: before.length });
+    } finally {
+      await stop(s.proc, signal);
+    }
+
+    s = await serve(dir);
+    try {
+      const after = await eventsOf(s.base, waitingRun);
+      // Exactly the events written before the stop, in place, then one terminal event.
+      expect(after).toHaveLength(before.length + 1);
+      expect(after.slice(0, before.length).map((e) => e.event_hash)).toEqual(before.map((e) => e.event_hash));
+      const last = after[after.length - 1];
+      expect(last.event_type).toBe('run.interrupted');
+      expect(last.payload).toMatchObject({
+        events_kept: before.length,
+        last_event_type: before[before.length - 1].event_type,
+      });
+      const runs = await runsOf(s.base);
+      expect(runs.find((r) => r.run_id === waitingRun)).toMatchObject({
+        ending: 'interrupted',
+        valid: true,
+        length: before.length + 1,
+        first_invalid_sequence: null,
+      });
+      expect(runs.filter((r) => r.ending === 'open')).toEqual([]);
+      const campaign = await call(s.base, 'GET', `/api/v1/campaigns/${campaignId}`, { as: 'viewer' });
+      expect(campaign.body.status).toBe('failed');
+      expect(campaign.body.error).toMatch(/^interrupted/);
+      expect((await call(s.base, 'GET', '/api/v1/approvals', { as: 'viewer' })).body).toEqual([]);
+      const history = await call(s.base, 'GET', '/api/v1/approvals/history', { as: 'viewer' });
+      expect(history.body).toHaveLength(1);
+      expect(history.body[0]).toMatchObject({ run_id: waitingRun, decision: null });
+      expect(['interrupted', 'cancelled']).toContain(history.body[0].outcome);
+    } finally {
+      await stop(s.proc, 'SIGTERM');
+    }
+
+    // Closing is done once: a further restart leaves every chain as it was.
+    s = await serve(dir);
+    try {
+      expect(await eventsOf(s.base, waitingRun)).toHaveLength(before.length + 1);
+    } finally {
+      await stop(s.proc, 'SIGTERM');
+    }
+  }, 180_000);
+});
