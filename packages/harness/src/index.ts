@@ -24,5 +24,18 @@ export * from './plugins/import.js';
 export * from './plugins/registry.js';
 export * from './reporters/index.js';
 export * from './runner/index.js';
+// The one secret scrubber (harness and soclab): credential positions, encoded forms, run-wide registration.
+export {
+  credentialSecrets,
+  isCredentialHeader,
+  isCredentialQueryParam,
+  looksSecret,
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  registerCredentialPositions,
+  SecretScrubber,
+  secretForms,
+  urlCredentials,
+} from './secrets/scrubber.js';
 // Statistics other packages build on (soclab scoring): Wilson intervals and the exact McNemar test.
 export { type Interval, type McNemarResult, mcnemarExact, wilson, Z95 } from './stats/index.js';

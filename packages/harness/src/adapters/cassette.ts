@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AgentOutput } from '../core/agent.js';
 import type { AgentDescriptor } from '../core/experiment.js';
+import type { SecretScrubber } from '../secrets/scrubber.js';
 import type { Agent, RunContext } from './base.js';
 import { errorOutput } from './normalize.js';
 
@@ -211,7 +212,7 @@ export async function cassetteAgent(
     name: string;
     baseDir: string;
     agent: { adapter: string; options: Record<string, unknown> };
-    redactor?: { scrub(t: string): string };
+    redactor?: SecretScrubber;
   },
   agentSpec?: { adapter: string; options?: Record<string, unknown> },
 ): Promise<Agent> {
@@ -224,10 +225,11 @@ export async function cassetteAgent(
   const agent = await plugin.create(parseOptions(plugin, spec.options ?? {}) as never, {
     baseDir: suite.baseDir,
     env: process.env,
+    secrets: suite.redactor,
   });
   const redactor = suite.redactor;
   return recordingAgent(agent, mode.record as string, {
     suite: suite.name,
-    scrub: redactor ? (t) => redactor.scrub(t) : undefined,
+    scrub: redactor ? (t) => redactor.text(t) : undefined,
   });
 }

@@ -3,5 +3,4 @@ export * from './interpolate.js';
 export * from './loader.js';
 export * from './positions.js';
 export * from './schema.js';
-export * from './secrets.js';
 export * from './sources.js';

@@ -1,5 +1,5 @@
+import { looksSecret, type SecretScrubber } from '../secrets/scrubber.js';
 import type { PathKey } from './positions.js';
-import { looksSecret, type Redactor } from './secrets.js';
 
 export interface InterpolationIssue {
   path: PathKey[];
@@ -17,7 +17,7 @@ const PATTERN = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 export function interpolateEnv(
   value: unknown,
   env: Readonly<Record<string, string | undefined>>,
-  redactor: Redactor,
+  redactor: SecretScrubber,
   issues: InterpolationIssue[],
   path: PathKey[] = [],
 ): unknown {

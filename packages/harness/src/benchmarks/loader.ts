@@ -14,8 +14,8 @@ import { caseContentId } from './hash.js';
 import { type InterpolationIssue, interpolateEnv } from './interpolate.js';
 import { formatIssue, type PathKey, PositionedDocument, type SuiteIssue } from './positions.js';
 import { SuiteCase, type SuiteDefaults, type SuiteEvaluator, SuiteFile, type SuiteMetric } from './schema.js';
-import { Redactor } from './secrets.js';
 import { isIssue, type RawCase, readCaseFile } from './sources.js';
+import { registerCredentialPositions, SecretScrubber } from '../secrets/scrubber.js';
 
 /** Reported when a suite (or one of its case files) has problems; `issues` holds every one of them. */
 export class SuiteValidationError extends Error {
@@ -43,7 +43,7 @@ export interface LoadedSuite extends SuiteLike {
   plugins: string[];
   quarantine: string[];
   vars: Record<string, unknown>;
-  redactor: Redactor;
+  redactor: SecretScrubber;
   defaults: SuiteDefaults;
   metadata: Record<string, unknown>;
   cases(): AsyncIterable<TestCase>;
@@ -83,7 +83,7 @@ export async function validateSuite(
   const locate: Locate = (p, m, o) => doc.issue(p, m, o);
   issues.push(...doc.syntaxIssues());
 
-  const redactor = new Redactor();
+  const redactor = new SecretScrubber();
   const interp: InterpolationIssue[] = [];
   const js = interpolateEnv(doc.toJS(), env, redactor, interp);
   for (const i of interp) issues.push(locate(i.path, i.message));
@@ -98,6 +98,9 @@ export async function validateSuite(
   if (Array.isArray(raw.plugins)) {
     for (let i = 0; i < raw.plugins.length; i++) {
       const spec = raw.plugins[i];
+  // Credential positions of the agent's options are secrets whatever their source (`{{env.X}}` included).
+  const agentSpec = raw.agent as { options?: unknown } | null | undefined;
+  if (agentSpec && typeof agentSpec === 'object') registerCredentialPositions(agentSpec.options, env, redactor);
       if (typeof spec !== 'string') continue;
       try {
         await importModule(spec, baseDir);
@@ -395,7 +398,7 @@ function buildCase(
   raw: RawCase,
   defaults: SuiteDefaults,
   env: Readonly<Record<string, string | undefined>>,
-  redactor: Redactor,
+  redactor: SecretScrubber,
   issues: SuiteIssue[],
   checkPlugins: boolean,
 ): TestCase | null {

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { SecretScrubber } from '../secrets/scrubber.js';
 
 /** Everything a plugin factory may need from the run that creates it. */
 export interface PluginContext {
@@ -6,6 +7,11 @@ export interface PluginContext {
   baseDir: string;
   /** Environment the run was started with (secrets are resolved from here, never from the queue or files). */
   env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The run's secret scrubber. Adapters register every value they put in a credential position (templated
+   * Authorization headers, key-like query parameters...) so it is scrubbed from everything the run writes.
+   */
+  secrets?: SecretScrubber;
 }
 
 /** Fields every registered plugin carries. */

@@ -4,7 +4,6 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Agent, adapterRegistry, type RunContext } from '../adapters/base.js';
 import { canonicalJson } from '../benchmarks/hash.js';
-import { looksSecret, REDACTED, Redactor } from '../benchmarks/secrets.js';
 import { AgentOutput } from '../core/agent.js';
 import type {
   AgentDescriptor,
@@ -19,6 +18,7 @@ import { createEvaluator, type Evaluator, parseOptions } from '../evaluators/bas
 import { type Metric, metricRegistry } from '../metrics/base.js';
 import type { PluginContext } from '../plugins/registry.js';
 import type { ExperimentHeader, ExperimentView } from '../reporters/base.js';
+import { looksSecret, REDACTED, SecretScrubber } from '../secrets/scrubber.js';
 import { captureEnvironment } from './environment.js';
 import {
   indexJournal,
@@ -450,7 +450,7 @@ export interface SuiteLike {
   thresholds: Record<string, ThresholdRule>;
   quarantine?: string[];
   vars?: Record<string, unknown>;
-  redactor?: Redactor;
+  redactor?: SecretScrubber;
   /** Streams the cases (may be called more than once). */
   cases(): AsyncIterable<TestCase> | Iterable<TestCase>;
   /** Planned runs for a default repeat count (cases with their own `repeat` count theirs). */
@@ -547,7 +547,7 @@ function escapeRegExp(s: string): string {
 }
 
 /** Adapter options as recorded in the experiment: secret-looking keys and known secret values redacted. */
-export function redactOptions(options: Record<string, unknown>, redactor?: Redactor): Record<string, unknown> {
+export function redactOptions(options: Record<string, unknown>, redactor?: SecretScrubber): Record<string, unknown> {
   const walk = (value: unknown, key?: string): unknown => {
     if (key !== undefined && looksSecret(key) && (typeof value === 'string' || typeof value === 'number')) {
       return REDACTED;
@@ -559,7 +559,7 @@ export function redactOptions(options: Record<string, unknown>, redactor?: Redac
     return value;
   };
   const out = walk(options) as Record<string, unknown>;
-  return redactor ? redactor.scrubValue(out) : out;
+  return redactor ? redactor.deep(out) : out;
 }
 
 async function countPlanned(
@@ -585,9 +585,11 @@ async function countPlanned(
  */
 export async function runExperiment(options: RunExperimentOptions): Promise<RunExperimentResult> {
   const { suite } = options;
-  const redactor = suite.redactor ?? new Redactor();
-  const scrub = (t: string) => redactor.scrub(t);
-  const ctx: PluginContext = options.context ?? { baseDir: suite.baseDir, env: process.env };
+  const redactor = suite.redactor ?? new SecretScrubber();
+  const scrub = (t: string) => redactor.text(t);
+  const given = options.context ?? { baseDir: suite.baseDir, env: process.env };
+  // One scrubber per run: secrets the adapter meets mid-run are scrubbed from every file written after that.
+  const ctx: PluginContext = { ...given, secrets: given.secrets ?? redactor };
   const spec = options.agentSpec ?? suite.agent;
 
   // 1. Agent and runner (all plugin resolution happens here, before the run folder exists).

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { canonicalJson } from '../benchmarks/hash.js';
-import type { Redactor } from '../benchmarks/secrets.js';
 import type { ExperimentState, MetricResult, ThresholdOutcome, ThresholdRule } from '../core/experiment.js';
 import type { TestCaseResult } from '../core/result.js';
 import type { ExperimentHeader, ExperimentView } from '../reporters/base.js';
@@ -19,6 +18,7 @@ import { EXPERIMENT_FILE, viewOfJournal, writeExperimentFile } from '../runner/r
 import { AgentRunner, type MetricSpec } from '../runner/runner.js';
 import { slimResult } from '../runner/slim.js';
 import { checkThresholds } from '../runner/thresholds.js';
+import type { SecretScrubber } from '../secrets/scrubber.js';
 import { lenientEnv } from './env.js';
 import { remoteAgent } from './remote-agent.js';
 import { formatShard, type ShardRecord, shardOfHeader } from './shard.js';
@@ -53,8 +53,8 @@ export interface MergeResult {
   thresholds: ThresholdOutcome | null;
   /** Results in the merged run (case x repeat keys). */
   results: number;
-  /** Redactor of the suite the metrics came from, when one was loaded. */
-  redactor?: Redactor;
+  /** Secret scrubber of the suite the metrics came from, when one was loaded. */
+  redactor?: SecretScrubber;
   /** 0 thresholds met (or none), 1 thresholds failed, 3 partial (a shard missing or interrupted). */
   exitCode: 0 | 1 | 3;
 }
@@ -64,7 +64,7 @@ interface MetricSource {
   metrics: MetricSpec[];
   thresholds: Record<string, ThresholdRule>;
   baseDir: string;
-  redactor?: Redactor;
+  redactor?: SecretScrubber;
 }
 
 interface Input {
@@ -142,7 +142,7 @@ export async function mergeRuns(options: MergeOptions): Promise<MergeResult> {
   };
 
   mkdirSync(outDir, { recursive: true });
-  const scrub = source.redactor ? (t: string) => (source.redactor as Redactor).scrub(t) : undefined;
+  const scrub = source.redactor ? (t: string) => (source.redactor as SecretScrubber).text(t) : undefined;
   const journal = JournalWriter.create(journalPath, scrub);
   const locations: ResultLocation[] = [];
   const slim: TestCaseResult[] = [];

@@ -1,3 +1,4 @@
+import { SecretScrubber } from '@aeh/harness';
 import {
   CapabilityUnsupportedError,
   type CreateOptions,
@@ -24,7 +25,7 @@ import {
 } from '../contracts/agent-v1.js';
 import { sortedJson } from '../contracts/canonical.js';
 import { WORKING_STAGES } from '../contracts/enums.js';
-import { DEFAULT_CANARY_PATTERNS, REDACTED, redactText } from '../control/redaction.js';
+import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
 
 /**
  * The `http` provider: any agent behind an HTTP endpoint that speaks soclab.agent.v1 (see docs/custom-provider.md).
@@ -286,6 +287,7 @@ export class HttpAgentProvider implements ModelProvider {
   readonly url: string;
   readonly timeoutMs: number;
   readonly #token: string | undefined;
+  readonly #secrets = new SecretScrubber();
   readonly #transport: AgentTransport;
   readonly #ownsDispatcher: Agent | null;
   readonly #logger: HttpAgentLogger;
@@ -301,6 +303,7 @@ export class HttpAgentProvider implements ModelProvider {
     this.timeoutMs = Math.round(seconds * 1000);
     this.model = options.model?.trim() || HTTP_DEFAULT_MODEL;
     this.#token = options.token && options.token.length > 0 ? options.token : undefined;
+    this.#secrets.addCredential(this.#token);
     if (options.transport) {
       this.#transport = options.transport;
       this.#ownsDispatcher = null;
@@ -390,25 +393,13 @@ export class HttpAgentProvider implements ModelProvider {
     return this.#stripToken(redacted);
   }
 
+  /** The token in any form an agent may echo it (raw, JSON-escaped, URL-encoded, base64): the harness scrubber. */
   #stripToken(text: string): string {
-    const token = this.#token;
-    if (!token) return text;
-    let out = text.split(token).join(REDACTED);
-    const escaped = JSON.stringify(token).slice(1, -1);
-    if (escaped !== token) out = out.split(escaped).join(REDACTED);
-    return out;
+    return this.#secrets.text(text);
   }
 
   #stripTokenDeep(value: unknown): unknown {
-    if (!this.#token) return value;
-    if (typeof value === 'string') return this.#stripToken(value);
-    if (Array.isArray(value)) return value.map((v) => this.#stripTokenDeep(v));
-    if (value !== null && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[this.#stripToken(k)] = this.#stripTokenDeep(v);
-      return out;
-    }
-    return value;
+    return this.#secrets.deep(value);
   }
 
   #headers(): Record<string, string> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SecretScrubber } from '../secrets.js';
+import type { SecretScrubber } from '../../secrets/scrubber.js';
 
 /**
  * Request authentication for the HTTP (and MCP over HTTP) adapters: bearer token, basic, API key in a header

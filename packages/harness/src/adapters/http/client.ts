@@ -3,15 +3,22 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher, Agent as UndiciAgentClass } from 'undici';
 import type { AgentOutput } from '../../core/agent.js';
 import type { PluginContext } from '../../plugins/registry.js';
+import {
+  isCredentialHeader,
+  looksSecret,
+  REDACTED,
+  registerCredentialPositions,
+  SecretScrubber,
+  urlCredentials,
+} from '../../secrets/scrubber.js';
 import type { Agent, RunContext } from '../base.js';
 import { completeOutput, errorOutput, excerpt, replyToOutput } from '../normalize.js';
-import { REDACTED, SecretScrubber } from '../secrets.js';
 import { AuthError, type Authenticator, createAuthenticator } from './auth.js';
 import { type CompiledJsonPath, compileJsonPath } from './json-path.js';
 import { type CompiledMapping, compileMapping } from './mapping.js';
 import type { HttpOptions } from './options.js';
 import { NdjsonParser, SseParser, StreamAccumulator } from './stream.js';
-import { type CompiledTemplate, compileTemplate, looksSecret, type TemplateScope } from './template.js';
+import { type CompiledTemplate, compileTemplate, type TemplateScope } from './template.js';
 
 type StreamKind = 'sse' | 'ndjson';
 type RequestFn = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
@@ -86,7 +93,7 @@ class ResponseTooLarge extends Error {}
 
 export class HttpAgent implements Agent {
   readonly #options: HttpOptions;
-  readonly #scrubber = new SecretScrubber();
+  readonly #scrubber: SecretScrubber;
   readonly #dispatcher: UndiciAgentClass;
   readonly #url: CompiledTemplate<string>;
   readonly #headers: CompiledTemplate<Record<string, string>>;
@@ -103,6 +110,8 @@ export class HttpAgent implements Agent {
 
   constructor(options: HttpOptions, ctx: PluginContext) {
     this.#options = options;
+    // The run's scrubber when there is one, so what this adapter learns is scrubbed from every file the run writes.
+    this.#scrubber = ctx.secrets ?? new SecretScrubber();
     this.#url = compileTemplate(options.url, 'url');
     this.#headers = compileTemplate(
       Object.fromEntries(Object.entries(options.headers).map(([k, v]) => [k.toLowerCase(), v])),
@@ -129,13 +138,8 @@ export class HttpAgent implements Agent {
         if (looksSecret(name)) this.#scrubber.add(ctx.env[name]);
       }
     }
-    // Header values set literally (often `${TOKEN}` already interpolated by the suite loader) are credentials too.
-    for (const [name, value] of Object.entries(options.headers)) {
-      if (/^(authorization|proxy-authorization|cookie|x-api-key|api-key)$/i.test(name) || looksSecret(name)) {
-        this.#scrubber.add(value.replace(/^(Bearer|Basic|Token)\s+/i, ''));
-        this.#scrubber.add(value);
-      }
-    }
+    // Values in credential positions are secrets whatever their source: literal, `${ENV}`, `{{env.X}}`.
+    registerCredentialPositions(options, ctx.env, this.#scrubber);
 
     this.#dispatcher = new undici.Agent({
       connections: options.connections ?? null,
@@ -207,6 +211,9 @@ export class HttpAgent implements Agent {
     };
     const target = this.#target(scope);
     const headers: Record<string, string> = { ...this.#headers.renderText(scope) };
+    // Templated from the case (`{{vars.token}}`): registered as rendered, before anything can echo it back.
+    for (const [name, value] of Object.entries(headers))
+      if (isCredentialHeader(name)) this.#scrubber.addCredential(value);
     let body: string | undefined;
     if (this.#body) {
       if (this.#bodyFormat === 'json') {
@@ -319,6 +326,7 @@ export class HttpAgent implements Agent {
     if (this.#staticTarget) return { ...this.#staticTarget };
     const url = new URL(this.#url.renderText(scope));
     for (const [k, v] of Object.entries(this.#query.renderText(scope))) url.searchParams.append(k, v);
+    for (const secret of urlCredentials(url.href)) this.#scrubber.add(secret);
     const target = { origin: url.origin, pathname: url.pathname, search: url.search };
     if (!this.#url.dynamic && !this.#query.dynamic) this.#staticTarget = target;
     return { ...target };

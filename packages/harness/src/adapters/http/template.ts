@@ -199,11 +199,6 @@ export function compileTemplate<T = unknown>(value: T, where: string): CompiledT
   };
 }
 
-/** Environment variable names that look like they hold secrets. */
-export function looksSecret(name: string): boolean {
-  return /TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASS\b|CREDENTIAL|AUTH|COOKIE|SESSION/i.test(name);
-}
-
 /**
  * Report template syntax errors as schema issues (so `harness validate` shows them with file:line:col):
  * `check(ctx, value, ['body'])` adds one issue at that option path if the template cannot be parsed.

@@ -10,12 +10,12 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type AgentOutput, type AgentOutputInput, agentOutput, type ToolCallRecordInput } from '../../core/agent.js';
 import type { PluginContext } from '../../plugins/registry.js';
+import { looksSecret, REDACTED, registerCredentialPositions, SecretScrubber } from '../../secrets/scrubber.js';
 import type { Agent, RunContext } from '../base.js';
 import { type Authenticator, createAuthenticator } from '../http/auth.js';
 import { type CompiledMapping, compileMapping } from '../http/mapping.js';
-import { type CompiledTemplate, compileTemplate, looksSecret, type TemplateScope } from '../http/template.js';
+import { type CompiledTemplate, compileTemplate, type TemplateScope } from '../http/template.js';
 import { errorOutput, excerpt, replyToOutput } from '../normalize.js';
-import { REDACTED, SecretScrubber } from '../secrets.js';
 import { childEnv, DEFAULT_ENV_ALLOW, splitCommand, Tail } from '../subprocess/process.js';
 import type { McpOptions } from './options.js';
 
@@ -75,7 +75,7 @@ const CONNECTION_CODES = /ECONNREFUSED|ECONNRESET|EPIPE|UND_ERR_SOCKET|fetch fai
 export class McpAgent implements Agent {
   readonly #options: McpOptions;
   readonly #ctx: PluginContext;
-  readonly #scrubber = new SecretScrubber();
+  readonly #scrubber: SecretScrubber;
   readonly #transport: 'stdio' | 'http';
   readonly #mode: 'agent' | 'tools';
   readonly #arguments: CompiledTemplate<Json> | null;
@@ -89,17 +89,13 @@ export class McpAgent implements Agent {
   constructor(options: McpOptions, ctx: PluginContext) {
     this.#options = options;
     this.#ctx = ctx;
+    this.#scrubber = ctx.secrets ?? new SecretScrubber();
     this.#transport = options.transport ?? (options.url ? 'http' : 'stdio');
     this.#mode = options.mode ?? (options.tool ? 'agent' : 'tools');
     this.#arguments = options.arguments ? compileTemplate(options.arguments, 'arguments') : null;
     this.#mapping = compileMapping(options.response);
-    for (const [name, value] of Object.entries(options.env)) if (looksSecret(name)) this.#scrubber.add(value);
-    for (const [name, value] of Object.entries(options.headers)) {
-      if (/^(authorization|cookie|x-api-key|api-key)$/i.test(name) || looksSecret(name)) {
-        this.#scrubber.add(value.replace(/^(Bearer|Basic|Token)\s+/i, ''));
-        this.#scrubber.add(value);
-      }
-    }
+    // Credential headers, `auth`, secret-looking `env` entries and URL userinfo, whatever their source.
+    registerCredentialPositions(options, ctx.env, this.#scrubber);
     this.#auth = options.auth
       ? createAuthenticator(options.auth, ctx.env, this.#scrubber, async (url, init) => {
           const res = await fetch(url, { method: 'POST', headers: init.headers, body: init.body, signal: init.signal });

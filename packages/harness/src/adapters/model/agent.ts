@@ -10,10 +10,10 @@ import {
 } from '@aeh/models';
 import { type AgentOutput, type AgentOutputInput, agentOutput } from '../../core/agent.js';
 import type { PluginContext } from '../../plugins/registry.js';
+import { looksSecret, REDACTED, registerCredentialPositions, SecretScrubber } from '../../secrets/scrubber.js';
 import type { Agent, RunContext } from '../base.js';
-import { type CompiledTemplate, compileTemplate, looksSecret, type TemplateScope } from '../http/template.js';
+import { type CompiledTemplate, compileTemplate, type TemplateScope } from '../http/template.js';
 import { errorOutput } from '../normalize.js';
-import { REDACTED, SecretScrubber } from '../secrets.js';
 import type { ModelOptions } from './options.js';
 
 type Input = string | Record<string, unknown>;
@@ -23,8 +23,8 @@ type Mode = 'text' | 'structured' | 'tool';
 export async function createModelAgent(options: ModelOptions, ctx: PluginContext): Promise<Agent> {
   const env = { ...ctx.env, ...options.env };
   const registry = defaultProviderRegistry({ env });
-  const scrubber = new SecretScrubber();
-  for (const [name, value] of Object.entries(options.env)) if (looksSecret(name)) scrubber.add(value);
+  const scrubber = ctx.secrets ?? new SecretScrubber();
+  registerCredentialPositions(options, ctx.env, scrubber);
   let provider: ModelProvider;
   if (options.script) {
     if (options.provider !== 'mock')

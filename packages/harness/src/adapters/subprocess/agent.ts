@@ -5,10 +5,10 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type AgentOutput, agentOutput } from '../../core/agent.js';
 import type { PluginContext } from '../../plugins/registry.js';
+import { looksSecret, registerCredentialPositions, SecretScrubber } from '../../secrets/scrubber.js';
 import type { Agent, RunContext } from '../base.js';
-import { type CompiledTemplate, compileTemplate, looksSecret, type TemplateScope } from '../http/template.js';
+import { type CompiledTemplate, compileTemplate, type TemplateScope } from '../http/template.js';
 import { errorOutput, excerpt, replyToOutput } from '../normalize.js';
-import { SecretScrubber } from '../secrets.js';
 import type { SubprocessOptions } from './options.js';
 import {
   childEnv,
@@ -56,12 +56,13 @@ export class SubprocessAgent implements Agent {
   readonly #baseDir: string;
   readonly #parentEnv: Readonly<Record<string, string | undefined>>;
   readonly #allow: readonly string[];
-  readonly #scrubber = new SecretScrubber();
+  readonly #scrubber: SecretScrubber;
   readonly #templateEnv: Record<string, string | undefined> = {};
   #worker: JsonlWorker | null = null;
 
   constructor(options: SubprocessOptions, ctx: PluginContext) {
     this.#options = options;
+    this.#scrubber = ctx.secrets ?? new SecretScrubber();
     const words = Array.isArray(options.command) ? options.command : splitCommand(options.command);
     if (words.length === 0) throw new Error('command: empty command');
     this.#argv = words.map((w, i) => compileTemplate(w, `command[${i}]`));
@@ -76,7 +77,7 @@ export class SubprocessAgent implements Agent {
         if (looksSecret(name)) this.#scrubber.add(ctx.env[name]);
       }
     }
-    for (const [name, value] of Object.entries(options.env)) if (looksSecret(name)) this.#scrubber.add(value);
+    registerCredentialPositions(options, ctx.env, this.#scrubber);
     for (const name of this.#allow) if (looksSecret(name)) this.#scrubber.add(ctx.env[name]);
     if (options.mode === 'jsonl') {
       // The persistent process cannot depend on a case: its command, cwd and env see only `env.*`.

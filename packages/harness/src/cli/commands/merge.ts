@@ -75,7 +75,7 @@ export async function mergeCommand(
     throw err;
   }
   const redactor = result.redactor;
-  const scrub = redactor ? (t: string) => redactor.scrub(t) : (t: string) => t;
+  const scrub = redactor ? (t: string) => redactor.text(t) : (t: string) => t;
   setScrub(scrub);
   await writeReports(result.view, reporters, result.runDir, scrub);
   if (flags.index !== false) {

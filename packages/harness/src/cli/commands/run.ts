@@ -185,7 +185,8 @@ export async function executeRun(
   await loadBuiltins();
   const reporters = await resolveReporters(request.formats);
   const suite = await loadRunSuite(request.suitePath, Boolean(request.queue));
-  setScrub((t) => suite.redactor.scrub(t));
+  const reporters = await resolveReporters(request.formats);
+  setScrub((t) => suite.redactor.text(t));
 
   const { runExperiment } = await import('../../runner/runner.js');
   const controller = new AbortController();
@@ -235,7 +236,7 @@ export async function executeRun(
     stopSigint();
   }
 
-  await writeReports(result.view, reporters, result.runDir, (t) => suite.redactor.scrub(t));
+  await writeReports(result.view, reporters, result.runDir, (t) => suite.redactor.text(t));
   await hooks.after?.(result, suite);
   if (request.index !== false) {
     const { indexAfterRun } = await import('../../store/auto-index.js');

@@ -224,7 +224,7 @@ export class WorkerHost {
       })();
       indexed.catch(() => {}); // reported by the first job that needs it
       const spec = agentSpec(record, suite);
-      const ctx = { baseDir: suite.baseDir, env: process.env };
+      const ctx = { baseDir: suite.baseDir, env: process.env, secrets: suite.redactor };
       const plugin = adapterRegistry.get(spec.adapter);
       const adapterOptions = parseOptions(plugin, spec.options ?? {});
       try {
@@ -248,7 +248,7 @@ export class WorkerHost {
         maxDelayMs: record.retry.max_delay_ms,
         maxRetryAfterMs: record.retry.max_retry_after_ms,
       };
-      const scrub = (text: string) => suite.redactor.scrub(text);
+      const scrub = (text: string) => suite.redactor.text(text);
       const active: ActiveRun = { record, worker: undefined as unknown as Worker, agent, processed: 0, cleanup };
 
       const processor = async (job: Job, _token?: string, signal?: AbortSignal) => {

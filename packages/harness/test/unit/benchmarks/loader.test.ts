@@ -155,7 +155,7 @@ tests:
     ]);
     const ok = await loadSuite(join(d, 'suite.yaml'), { env: { ...env, MISSING_VAR: 'v' } });
     expect(ok.agent.options).toEqual({ token: 'tok-abcdef-123', mode: 'b' });
-    expect(ok.redactor.scrub('header tok-abcdef-123')).toBe('header [REDACTED]');
+    expect(ok.redactor.text('header tok-abcdef-123')).toBe('header [REDACTED]');
   });
 
   it('rejects an unknown adapter with a suggestion', async () => {

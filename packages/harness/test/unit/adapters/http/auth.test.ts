@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError, AuthOptions, createAuthenticator, type TokenFetch } from '../../../../src/adapters/http/auth.js';
-import { SecretScrubber } from '../../../../src/adapters/secrets.js';
+import { SecretScrubber } from '../../../../src/secrets/scrubber.js';
 
 const signal = new AbortController().signal;
 
