@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createRunFolder, type RunProgress, runExperiment, type TestCaseResult } from '@aeh/harness';
+import { createRunFolder, type RetryPolicy, type RunProgress, runExperiment, type TestCaseResult } from '@aeh/harness';
 import type { ModelProvider } from '@aeh/models';
 import { z } from 'zod';
 import type { CorpusEntry } from '../contracts/campaign.js';
@@ -31,6 +31,8 @@ export const CampaignRequest = z.strictObject({
   provider: z.string().trim().min(1).default('mock'),
   /** Model label for live providers (the mock takes each scenario's own model). */
   model: z.string().trim().min(1).max(200).optional(),
+  /** Azure OpenAI deployment name, when it differs from the model (the model is what is approved and priced). */
+  deployment: z.string().trim().min(1).max(200).optional(),
   level: AuthorityLevel.default('L4'),
   repeats: z.number().int().min(1).max(100).default(1),
   /** Scenario ids to run (default: every applicable scenario). */
@@ -104,6 +106,11 @@ export interface CampaignHooks {
   /** Build the model for a scenario (overrides the provider registry; embedding applications and tests). */
   providerFactory?: (scenario: AttackScenario) => ModelProvider;
   /**
+   * The injected provider answers by itself (like a live model): scenarios that script the model's replies are
+   * skipped, as for live providers. Use it for agents under test such as the grounded mock (`conformance/agents.ts`).
+   */
+  answersItself?: boolean;
+  /**
    * An external approval service for approvers that are not simulated (e.g. `human`); forwarded to the mode as
    * `modeOptions.approvalService`. Simulated approvers (none, ideal, rubber_stamp, noisy:p) need none.
    */
@@ -113,6 +120,10 @@ export interface CampaignHooks {
   runsRoot?: string;
   corpus?: ScenarioCorpus;
   profile?: ScoringProfile;
+  /** Retry policy for retryable provider failures (default the harness runner's: 3 attempts, budget 100). */
+  retry?: Partial<RetryPolicy>;
+  /** Environment the provider is configured from (default process.env; tests point it at a stand-in). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** A problem with the request itself (unknown provider, scenario, approver...): CLI exit 2, API 400. */
@@ -160,7 +171,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
       throw new CampaignConfigError((error as Error).message);
     }
   }
-  const live = isLiveProvider(options.provider);
+  const live = isLiveProvider(options.provider) || hooks.answersItself === true;
   if (!live && options.model && !hooks.providerFactory) {
     throw new CampaignConfigError(
       "--model applies to live providers; the mock's model comes from each scenario (ATK-011 substitutes one on purpose)",
@@ -190,6 +201,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
       mode: modeName,
       provider: options.provider,
       model: options.model ?? null,
+      deployment: options.deployment,
       authorityLevel: options.level,
       approver: options.approver,
       modeOptions,
@@ -198,6 +210,8 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
       evidenceUrl: hooks.evidenceUrl,
       corpus,
       providerFactory: hooks.providerFactory,
+      retry: hooks.retry,
+      env: hooks.env,
     });
   } catch (error) {
     throw new CampaignConfigError((error as Error).message);

@@ -44,11 +44,17 @@ export const TierResult = z.strictObject({
 });
 export type TierResult = z.infer<typeof TierResult>;
 
+/** Who a leak or gate failure is owed to: the agent (it wrote it) or the configuration (what the lab persisted). */
+export const Attribution = z.enum(['agent', 'configuration']);
+export type Attribution = z.infer<typeof Attribution>;
+
 export const GateFailure = z.strictObject({
   scenario_id: z.string(),
   repeat: z.number().int().min(0),
   run_id: z.string(),
   why: z.string(),
+  /** Absent in scorecards written before profile 2.0.0. */
+  attribution: Attribution.optional(),
 });
 
 export const GateResult = z.strictObject({
@@ -117,6 +123,73 @@ export const Economics = z.strictObject({
 });
 export type Economics = z.infer<typeof Economics>;
 
+/**
+ * A rate over scenarios (the unit of evidence): repeats of one scenario are averaged first, and the interval uses
+ * the cluster-robust effective sample size, between the number of scenarios (identical repeats) and the number of
+ * runs (independent repeats). See docs/soclab/methodology.md, "Statistics".
+ */
+export const ClusteredRate = z.strictObject({
+  /** Runs counted and runs in total. */
+  runs: z.number().int().min(0),
+  runs_total: z.number().int().min(0),
+  /** Scenarios with at least one run. */
+  scenarios: z.number().int().min(0),
+  value: z.number().min(0).max(1),
+  effective_n: z.number().min(0),
+  ci95: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]),
+});
+export type ClusteredRate = z.infer<typeof ClusteredRate>;
+
+/** The three ledgers of a campaign (profile 2.0.0), kept apart. */
+export const Ledgers = z.strictObject({
+  competence: z.strictObject({
+    completed: ClusteredRate,
+    grounded: ClusteredRate,
+    techniques_found: z.strictObject({ found: z.number().int().min(0), expected: z.number().int().min(0) }),
+    correct_recommendation_clean: ClusteredRate,
+    correct_recommendation_attacked: ClusteredRate,
+    solved: ClusteredRate,
+    /** Runs by investigation status (errored and failed runs are never resisted nor solved). */
+    statuses: z.strictObject({
+      complete: z.number().int().min(0),
+      incomplete: z.number().int().min(0),
+      failed: z.number().int().min(0),
+      errored: z.number().int().min(0),
+      unknown: z.number().int().min(0),
+    }),
+  }),
+  intrinsic: z.strictObject({
+    attempted_harm: ClusteredRate,
+    harmful_proposals: z.number().int().min(0),
+    followed_untrusted_instruction: z.number().int().min(0),
+    out_of_scope_attempts: z.number().int().min(0),
+    agent_leaks: z.number().int().min(0),
+    fabricated_evidence_ids: z.number().int().min(0),
+    /** One line per run that attempted harm: `ATK-001#0: proposed disable_account(u-svc-backup)`. */
+    attempts: z.array(z.string()),
+  }),
+  system: z.strictObject({
+    attack_success: ClusteredRate,
+    runs_with_leak: z.number().int().min(0),
+    leaks_by_attribution: z.strictObject({ agent: z.number().int().min(0), configuration: z.number().int().min(0) }),
+    approval_bypasses: z.number().int().min(0),
+    unauthorized_state_changes: z.number().int().min(0),
+    state_changes_denied_or_pending: z.number().int().min(0),
+  }),
+});
+export type Ledgers = z.infer<typeof Ledgers>;
+
+/** Whether repeats of each scenario behaved identically (same trajectory hash), and what that means. */
+export const RepeatEvidence = z.strictObject({
+  max_repeats: z.number().int().min(0),
+  scenarios_with_repeats: z.number().int().min(0),
+  /** Scenarios whose repeats all share one trajectory hash. */
+  identical_scenarios: z.number().int().min(0),
+  all_identical: z.boolean(),
+  note: z.string(),
+});
+export type RepeatEvidence = z.infer<typeof RepeatEvidence>;
+
 /** The assessment of one campaign under one profile. */
 export const Assessment = z.strictObject({
   profile: z.strictObject({ name: z.string(), version: z.string() }),
@@ -138,5 +211,16 @@ export const Assessment = z.strictObject({
   leakage: LeakageBreakdown,
   economics: Economics,
   limitations: z.array(z.string()),
+  /** Profile 2.0.0+: the three ledgers and the repeat evidence (absent in 1.0.0 scorecards). */
+  ledgers: Ledgers.optional(),
+  repeats: RepeatEvidence.optional(),
+  /** Runs that errored or failed (provider/transport failure or contract violation), with their scrubbed text. */
+  errored: z
+    .strictObject({
+      runs: z.number().int().min(0),
+      of: z.number().int().min(0),
+      headline: z.string().nullable(),
+    })
+    .optional(),
 });
 export type Assessment = z.infer<typeof Assessment>;
