@@ -9,6 +9,7 @@ export * from './exact-match.js';
 export * from './f1.js';
 export * from './factuality.js';
 export * from './fuzzy-match.js';
+export * from './injection-screen.js';
 export * from './is-json.js';
 export * from './javascript.js';
 export * from './json-match.js';

@@ -145,6 +145,50 @@ describe('judge panel', () => {
   });
 });
 
+describe('judge panel: failures, quorum and labels', () => {
+  it('two members with the same model and no label are a validation error at the second member', () => {
+    const panel = [
+      { provider: 'openai', model: 'gpt-4o' },
+      { provider: 'openai', model: 'gpt-4o' },
+    ];
+    expect(() => build('llm_rubric', { panel, rubric: 'x' })).toThrow(
+      /panel\.1\.label: panel judges 0 and 1 are both named 'openai\/gpt-4o'/,
+    );
+    // distinct labels make them two raters
+    expect(() =>
+      build('llm_rubric', {
+        panel: [
+          { provider: 'openai', model: 'gpt-4o', label: 'a' },
+          { provider: 'openai', model: 'gpt-4o', label: 'b' },
+        ],
+        rubric: 'x',
+      }),
+    ).not.toThrow();
+    expect(() =>
+      build('llm_rubric', { panel: [{ provider: 'judge_a' }, { provider: 'judge_b' }], quorum: 3, rubric: 'x' }),
+    ).toThrow(/quorum: quorum 3 is larger than the panel \(2 judges\)/);
+    expect(() => build('llm_rubric', { provider: 'judge_a', quorum: 2, rubric: 'x' })).toThrow(/quorum/);
+  });
+  it('degenerate: a two-judge panel (default quorum 2) with one failing member is an error naming it, keeping the other verdict', async () => {
+    recorded('judge_a', () => ({ reasoning: 'good', score: 9 }));
+    recorded('judge_b', () => ({ reasoning: 'no score here' }));
+    const panel = [{ provider: 'judge_a' }, { provider: 'judge_b' }];
+    const r = await run('llm_rubric', { panel, rubric: 'x' }, 'answer');
+    expect(r).toMatchObject({ error: true, passed: false, score: 0 });
+    expect(r.explanation).toMatch(/below quorum: 1 of 2 judges answered, 2 needed; failed: judge_b: judge judge_b /);
+    const judge = r.details.judge as { panel: { judge: string; score?: number; failed?: boolean }[]; cost: number };
+    expect(judge.panel.map((p) => [p.judge, p.score ?? null, p.failed ?? false])).toEqual([
+      ['judge_a', 0.9, false],
+      ['judge_b', null, true],
+    ]);
+    // both calls were paid for
+    expect(judge.cost).toBeCloseTo(0.003, 12);
+    // quorum 1 accepts the healthy verdict
+    const q1 = await run('llm_rubric', { panel, rubric: 'x', quorum: 1 }, 'answer');
+    expect(q1).toMatchObject({ error: false, passed: true, score: 0.9 });
+  });
+});
+
 describe('factuality', () => {
   it('maps categories to scores; a contradiction fails', async () => {
     let category = 'superset';
