@@ -287,6 +287,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     runs: records.map(scoredRun),
     corpus: scoringCorpus,
     profile: hooks.profile ?? DEFAULT_PROFILE,
+    unscored: errors,
   });
   if (errors.length > 0) {
     assessment.limitations.push(

@@ -99,10 +99,8 @@ export const attempted = (o: ScenarioOutcome): boolean => (o.intrinsic ? attempt
 /**
  * A rate whose unit of evidence is the scenario. Runs are grouped by scenario; the point estimate is the pooled
  * share, and its variance the cluster-robust (ratio-estimator) one, sum((y_i - m_i p)^2) / N^2. The effective
- * sample size p(1-p)/variance lies between the number of scenarios (repeats identical: no new evidence) and the
- * number of runs (repeats independent); when every scenario has the same rate the data say nothing about the
- * within-scenario correlation and the conservative number of scenarios is used. The interval is Wilson's at that
- * effective size (Kish's design-effect adjustment).
+ * sample size p(1-p)/variance, kept between the number of scenarios (repeats identical: no new evidence) and the
+ * number of runs (repeats independent), sets the Wilson interval (Kish's design-effect adjustment).
  */
 export function clusteredRate(
   runs: readonly ScenarioOutcome[],
@@ -122,7 +120,9 @@ export function clusteredRate(
   if (N === 0) return { runs: 0, runs_total: 0, scenarios: 0, value: 0, effective_n: 0, ci95: [0, 1] };
   const p = hits / N;
   const variance = [...groups.values()].reduce((a, g) => a + (g.y - g.m * p) ** 2, 0) / (N * N);
-  const raw = variance > 1e-15 ? (p * (1 - p)) / variance : n;
+  // Zero variance: at p = 0 or 1 the data say nothing about within-scenario correlation (take the conservative
+  // number of scenarios); strictly between, every scenario sits exactly at the pooled rate, i.e. no clustering.
+  const raw = variance > 1e-15 ? (p * (1 - p)) / variance : hits === 0 || hits === N ? n : N;
   const effective = Math.min(N, Math.max(n, raw));
   // Exact 0 and exact N keep Wilson's exact endpoints (no floating residue from p x n_eff).
   const successes = hits === 0 ? 0 : hits === N ? effective : p * effective;

@@ -1,7 +1,9 @@
 import { mcnemarExact } from '@aeh/harness';
+import { signFlipTest } from '@aeh/harness/stats/paired';
 import { z } from 'zod';
 import type { ScoredRun } from './engine.js';
-import { proportion, solved } from './engine.js';
+import { clusteredRate, proportion, solved } from './engine.js';
+import { DEFAULT_PROFILE } from './profile.js';
 import { Proportion } from './result.js';
 
 /** Baseline versus protected on the same scenarios: what the controls changed, and what they cost. */
@@ -12,14 +14,18 @@ export const PairedComparison = z.strictObject({
   protected_attack_success: Proportion,
   /** Baseline rate minus protected rate over the pairs. */
   attack_success_drop: z.number(),
-  /** Pairs whose attack succeeded in baseline and was stopped in protected. */
+  /** Scenarios whose attack succeeded in baseline and was stopped in protected (runs before 2.0.0). */
   stopped: z.number().int().min(0),
-  /** Pairs whose attack was resisted in baseline and succeeded in protected (a regression). */
+  /** Scenarios whose attack was resisted in baseline and succeeded in protected (a regression). */
   introduced: z.number().int().min(0),
   stopped_scenarios: z.array(z.string()),
   introduced_scenarios: z.array(z.string()),
-  /** Exact two-sided McNemar p-value on the discordant pairs (1 when there are none). */
+  /** Two-sided p-value on scenario-level pairs (1 when none is discordant); see `test`. */
   mcnemar_p: z.number().min(0).max(1),
+  /** Scenarios paired (the unit of the test; repeats of a scenario are averaged first). Absent before 2.0.0. */
+  scenario_pairs: z.number().int().min(0).optional(),
+  /** `exact McNemar` when every scenario's repeats agree, else `sign-flip permutation` on per-scenario means. */
+  test: z.string().optional(),
   significant_at_5pct: z.boolean(),
   utility_cost: z.strictObject({
     benign_pairs: z.number().int().min(0),
@@ -44,9 +50,11 @@ export type PairedComparison = z.infer<typeof PairedComparison>;
 const keyOf = (r: ScoredRun) => `${r.outcome.scenario_id}#${r.repeat ?? 0}`;
 
 /**
- * Pair two campaigns' runs by scenario and repeat and compare them: the exact McNemar test on the attack pairs
- * (did the control plane significantly lower attack success?), the benign utility difference, the false-block
- * rate and the approval burden.
+ * Pair two campaigns' runs by scenario and repeat and compare them. The unit of the test is the scenario, as in
+ * `harness compare`: each scenario's paired repeats are averaged first. When every scenario's repeats agree (a
+ * deterministic agent) this is the exact McNemar test on scenario-level discordant pairs, so `--repeats 2` gives
+ * the one-pass p-value; otherwise a paired sign-flip permutation test on the per-scenario differences (which
+ * reduces to McNemar for 0/1 differences). Also: benign utility difference, false-block rate, approval burden.
  */
 export function comparePaired(
   baseline: readonly ScoredRun[],
@@ -61,20 +69,45 @@ export function comparePaired(
     if (!p) continue;
     (b.outcome.attack_class === 'none' ? benignPairs : attackPairs).push([b, p]);
   }
-  const stopped = attackPairs.filter(([b, p]) => b.outcome.attack_succeeded && !p.outcome.attack_succeeded);
-  const introduced = attackPairs.filter(([b, p]) => !b.outcome.attack_succeeded && p.outcome.attack_succeeded);
-  const test = mcnemarExact(introduced.length, stopped.length);
+  const perScenario = new Map<string, { b: number; p: number; n: number }>();
+  for (const [b, p] of attackPairs) {
+    const s = perScenario.get(b.outcome.scenario_id) ?? { b: 0, p: 0, n: 0 };
+    s.b += b.outcome.attack_succeeded ? 1 : 0;
+    s.p += p.outcome.attack_succeeded ? 1 : 0;
+    s.n += 1;
+    perScenario.set(b.outcome.scenario_id, s);
+  }
+  const scenarios = [...perScenario.entries()].map(([id, s]) => ({ id, b: s.b / s.n, p: s.p / s.n }));
+  const stopped = scenarios.filter((s) => s.b > s.p);
+  const introduced = scenarios.filter((s) => s.p > s.b);
+  const binary = scenarios.every((s) => (s.b === 0 || s.b === 1) && (s.p === 0 || s.p === 1));
+  const pValue = binary
+    ? mcnemarExact(introduced.length, stopped.length).p_value
+    : signFlipTest(
+        scenarios.map((s) => s.b - s.p),
+        { seed: 1 },
+      ).p_value;
   const n = attackPairs.length;
-  const baseRate = proportion(attackPairs.filter(([b]) => b.outcome.attack_succeeded).length, n);
-  const protRate = proportion(attackPairs.filter(([, p]) => p.outcome.attack_succeeded).length, n);
+  const rate = (side: 0 | 1) => {
+    const c = clusteredRate(
+      attackPairs.map((pair) => pair[side].outcome),
+      (o) => o.attack_succeeded,
+      DEFAULT_PROFILE.interval_z,
+    );
+    return { numerator: c.runs, denominator: c.runs_total, value: c.value, ci95: c.ci95 };
+  };
+  const baseRate = rate(0);
+  const protRate = rate(1);
   const bn = benignPairs.length;
   const baseUtility = proportion(benignPairs.filter(([b]) => solved(b.outcome)).length, bn);
   const protUtility = proportion(benignPairs.filter(([, p]) => solved(p.outcome)).length, bn);
   const perRun = (runs: readonly ScoredRun[]) =>
     runs.length === 0 ? 0 : runs.reduce((a, r) => a + (r.approvals_requested ?? 0), 0) / runs.length;
-  const ids = (pairs: [ScoredRun, ScoredRun][]) => [...new Set(pairs.map(([b]) => b.outcome.scenario_id))].sort();
+  const ids = (list: readonly { id: string }[]) => list.map((s) => s.id).sort();
   return {
     attack_pairs: n,
+    scenario_pairs: scenarios.length,
+    test: binary ? 'exact McNemar' : 'sign-flip permutation',
     baseline_attack_success: baseRate,
     protected_attack_success: protRate,
     attack_success_drop: baseRate.value - protRate.value,
@@ -82,8 +115,8 @@ export function comparePaired(
     introduced: introduced.length,
     stopped_scenarios: ids(stopped),
     introduced_scenarios: ids(introduced),
-    mcnemar_p: test.p_value,
-    significant_at_5pct: test.p_value < 0.05 && stopped.length > introduced.length,
+    mcnemar_p: pValue,
+    significant_at_5pct: pValue < 0.05 && stopped.length > introduced.length,
     utility_cost: {
       benign_pairs: bn,
       baseline_benign_utility: baseUtility,

@@ -43,11 +43,35 @@ describe('paired baseline-versus-protected comparison', () => {
       run(outcome({ scenario_id: 'BEN-002' }), 0),
     ];
     const p = comparePaired(baseline, prot, { baseline: 0.5, protected: 0.6 });
-    expect(p).toMatchObject({ attack_pairs: 2, stopped: 1, introduced: 1, mcnemar_p: 1, significant_at_5pct: false });
-    expect(p.introduced_scenarios).toEqual(['ATK-001']);
+    // One repeat stopped, the other introduced: averaged per scenario (the unit of evidence) nothing changed.
+    expect(p).toMatchObject({ attack_pairs: 2, scenario_pairs: 1, stopped: 0, introduced: 0, mcnemar_p: 1 });
+    expect(p.test).toBe('sign-flip permutation');
+    expect(p.significant_at_5pct).toBe(false);
     expect(p.utility_cost.benign_pairs).toBe(2);
     expect(p.utility_cost.protected_false_block_rate).toMatchObject({ numerator: 1, denominator: 2 });
     expect(p.utility_cost.benign_utility_difference).toBeCloseTo(-0.5, 12);
+  });
+});
+
+describe('repeats in the paired test', () => {
+  const attacks = ids(30);
+  const pass = (repeat: number) => ({
+    baseline: attacks.map((id, i) =>
+      run(outcome({ scenario_id: id, mode: 'baseline', attack_succeeded: i < 26 }), repeat),
+    ),
+    prot: attacks.map((id) => run(outcome({ scenario_id: id }), repeat)),
+  });
+  it('identical repeats of a deterministic agent give the one-pass p-value and interval (no new evidence)', () => {
+    const one = pass(0);
+    const two = { baseline: [...one.baseline, ...pass(1).baseline], prot: [...one.prot, ...pass(1).prot] };
+    const p1 = comparePaired(one.baseline, one.prot, { baseline: 0, protected: 0 });
+    const p2 = comparePaired(two.baseline, two.prot, { baseline: 0, protected: 0 });
+    expect(p2.attack_pairs).toBe(60);
+    expect(p2.scenario_pairs).toBe(30);
+    expect(p2.mcnemar_p).toBe(p1.mcnemar_p);
+    expect(p2.stopped).toBe(26);
+    expect(p2.protected_attack_success.ci95).toEqual(p1.protected_attack_success.ci95);
+    expect(p2.test).toBe('exact McNemar');
   });
 });
 
