@@ -63,7 +63,13 @@ export function fail(err: unknown, scrub: (t: string) => string = (t) => t): num
 /** Validation-type errors (unknown plugin, bad options, invalid suite) are usage errors; others are runtime. */
 function errorExitCode(err: unknown): number {
   const name = err instanceof Error ? err.name : '';
-  return ['UnknownPluginError', 'PluginOptionsError', 'SuiteValidationError', 'RunSetupError'].includes(name)
+  return [
+    'UnknownPluginError',
+    'PluginOptionsError',
+    'SuiteValidationError',
+    'RunSetupError',
+    'RunLockedError',
+  ].includes(name)
     ? EXIT.usage
     : EXIT.runtime;
 }

@@ -19,6 +19,7 @@ import { type Metric, metricRegistry } from '../metrics/base.js';
 import type { PluginContext } from '../plugins/registry.js';
 import type { ExperimentHeader, ExperimentView } from '../reporters/base.js';
 import { looksSecret, REDACTED, SecretScrubber } from '../secrets/scrubber.js';
+import { acquireRunLock, type RunLock } from '../store/run-lock.js';
 import { captureEnvironment } from './environment.js';
 import {
   indexJournal,
@@ -569,6 +570,16 @@ async function countPlanned(
   skip: ReadonlySet<string>,
 ): Promise<number> {
   if (!filter && skip.size === 0 && suite.plannedRuns) return suite.plannedRuns(repeat);
+/** Lock a run folder for this process; on refusal the agent is closed before the error (exit 2) propagates. */
+async function lockRunFolder(runDir: string, closeAgent: () => Promise<void>): Promise<RunLock> {
+  try {
+    return acquireRunLock(runDir);
+  } catch (err) {
+    await closeAgent();
+    throw err;
+  }
+}
+
   let n = 0;
   for await (const tc of suite.cases()) {
     if (filter && !filter(tc)) continue;
@@ -671,6 +682,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     journal = JournalWriter.append(journalPath, scrub);
     journal.write({ type: 'resume', at: new Date().toISOString() });
   } else {
+  let lock: RunLock;
     runDir = options.outDir ? resolve(options.outDir) : createRunFolder(suite.name, options.runsRoot ?? 'runs');
     mkdirSync(runDir, { recursive: true });
     const described = agent.describe?.() ?? {};
@@ -682,10 +694,13 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     if ('label' in suite.agent && suite.agent.label && !descriptor.label) descriptor.label = suite.agent.label;
     if ('version' in suite.agent && suite.agent.version && !descriptor.version)
       descriptor.version = suite.agent.version;
+    // One writer per run folder: taken before the journal is read, so no other process appends after that.
+    lock = await lockRunFolder(runDir, closeAgent);
     header = {
       schema_version: '1',
       id: randomUUID().replace(/-/g, '').slice(0, 12),
       name: suite.name,
+      lock.release();
       state: 'running',
       suite: {
         name: suite.name,
@@ -696,6 +711,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
       },
       agent: descriptor,
       started_at: new Date().toISOString(),
+    lock = await lockRunFolder(runDir, closeAgent);
       finished_at: null,
       metrics: {},
       thresholds: null,
@@ -738,6 +754,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
       : await runner.run(suite.cases(), hooks);
   } catch (err) {
     // A failure of the harness itself (not of a case): record what we have, then report it.
+      lock.release();
     journal.end({
       state: 'failed',
       finished_at: new Date().toISOString(),
@@ -768,6 +785,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     // A fresh run has no duplicates and its results are already in order: no copies.
     all = outcome.results;
     locations = outcome.locations;
+    lock.release();
   }
   const metrics = runner.computeMetrics(all);
   const rules = suite.thresholds ?? {};
@@ -800,3 +818,4 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     exitCode: state === 'cancelled' ? 3 : thresholds && !thresholds.passed ? 1 : 0,
   };
 }
+  lock.release();
