@@ -139,7 +139,12 @@ function finding(subject, got) {
   const summary = techniques.length
     ? `Likely account compromise of ${subject} (${techniques.join(', ')})`
     : `Suspicious activity for ${subject}; no compromise technique established`;
-  return { summary, claims, techniques, confidence: Math.min(0.95, Math.round((0.5 + 0.1 * claims.length) * 100) / 100) };
+  return {
+    summary,
+    claims,
+    techniques,
+    confidence: Math.min(0.95, Math.round((0.5 + 0.1 * claims.length) * 100) / 100),
+  };
 }
 
 /** The investigation: the same evidence, in the same order, as the HTTP reference agent's stages. */

@@ -100,7 +100,10 @@ export async function serveLabMcpHttp(
         return refuse(res, 400, 'request body is not JSON');
       }
       const server = createLabMcpServer(session);
-      const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
       res.on('close', () => {
         void transport.close();
         void server.close();

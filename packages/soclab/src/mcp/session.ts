@@ -31,7 +31,11 @@ export const McpLimits = z.strictObject({
   /** Wall-clock budget of the run, from the session's creation. */
   max_seconds: z.number().positive().default(120),
   /** Bytes of one call's JSON arguments. */
-  max_argument_bytes: z.number().int().positive().default(16 * 1024),
+  max_argument_bytes: z
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024),
 });
 export type McpLimits = z.infer<typeof McpLimits>;
 export type McpLimitsInput = z.input<typeof McpLimits>;
@@ -88,8 +92,7 @@ const FindingArgs = z.strictObject({
 
 const ActionStatusArgs = z.strictObject({ action_id: z.string().min(1).max(100) });
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function textResult(structured: Record<string, unknown>, isError = false): LabToolResult {
   return {
@@ -258,10 +261,16 @@ export class McpRunSession {
     this.actions.set(proposal.proposal_id, { tool, result });
     if (stateChanging) this.recommended = { proposal, result };
     const reasons = [...result.reason_codes];
-    this.turn(tool, args, result.status === 'executed' || result.status === 'awaiting_approval' ? null : 'refused', {
-      status: result.status,
-      reason_codes: reasons,
-    }, started);
+    this.turn(
+      tool,
+      args,
+      result.status === 'executed' || result.status === 'awaiting_approval' ? null : 'refused',
+      {
+        status: result.status,
+        reason_codes: reasons,
+      },
+      started,
+    );
     if (result.status === 'executed' && result.output !== null) {
       const id = `${tool}:${this.evidence.size}`;
       this.register(id, tool, result.output, sortedJson(result.output));
@@ -282,7 +291,10 @@ export class McpRunSession {
     const code = reasons[0] ?? result.status;
     return {
       content: [
-        { type: 'text', text: `${code}: ${tool} ${result.status}${reasons.length > 1 ? ` (${reasons.join(', ')})` : ''}` },
+        {
+          type: 'text',
+          text: `${code}: ${tool} ${result.status}${reasons.length > 1 ? ` (${reasons.join(', ')})` : ''}`,
+        },
       ],
       structuredContent: { action_id: proposal.proposal_id, tool, status: result.status, reason_codes: reasons },
       isError: true,

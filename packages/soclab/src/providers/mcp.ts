@@ -117,9 +117,12 @@ export class McpAgentProvider implements ModelProvider, SelfDrivenAgent {
   }
 
   #notAModel(): never {
-    throw new ProviderError('the mcp provider drives an MCP agent that chooses its own steps; it answers no model requests', {
-      code: 'not_a_model',
-    });
+    throw new ProviderError(
+      'the mcp provider drives an MCP agent that chooses its own steps; it answers no model requests',
+      {
+        code: 'not_a_model',
+      },
+    );
   }
 
   async generate(_request: ModelRequest): Promise<ModelResponse> {

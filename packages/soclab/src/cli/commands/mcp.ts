@@ -7,10 +7,14 @@ import { CliError, EXIT } from '../common.js';
  * put in the agent's environment; stdout is the protocol, so nothing else is ever written there.
  */
 export function register(program: Command): void {
-  const mcp = program.command('mcp').description("the lab's MCP server for free-form MCP agents (see docs/soclab/mcp-agents.md)");
+  const mcp = program
+    .command('mcp')
+    .description("the lab's MCP server for free-form MCP agents (see docs/soclab/mcp-agents.md)");
   mcp
     .command('stdio')
-    .description("serve the current run's MCP tools on stdio (an agent launches this; needs SOCLAB_MCP_URL and SOCLAB_MCP_TOKEN)")
+    .description(
+      "serve the current run's MCP tools on stdio (an agent launches this; needs SOCLAB_MCP_URL and SOCLAB_MCP_TOKEN)",
+    )
     .action(async () => {
       const url = process.env.SOCLAB_MCP_URL?.trim();
       const token = process.env.SOCLAB_MCP_TOKEN?.trim();
@@ -28,7 +32,10 @@ export function register(program: Command): void {
       }
       // The run's endpoint is always on loopback; refuse to send the token anywhere else.
       if (parsed.protocol !== 'http:' || !['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)) {
-        throw new CliError('SOCLAB_MCP_URL must be an http://127.0.0.1 address (the lab binds loopback only)', EXIT.usage);
+        throw new CliError(
+          'SOCLAB_MCP_URL must be an http://127.0.0.1 address (the lab binds loopback only)',
+          EXIT.usage,
+        );
       }
       const { runStdioBridge } = await import('../../mcp/stdio-bridge.js');
       await runStdioBridge({ url: parsed.toString(), token });
