@@ -8,6 +8,7 @@ import type { AttackScenario } from '../contracts/scenarios.js';
 import type { ApprovalInbox } from '../control/approval-inbox.js';
 import { parseApproverMode } from '../control/approver.js';
 import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
+import { sealInterruptedRuns } from '../evidence/interrupted.js';
 import type { EvidenceStore, SqlEvidenceStore } from '../evidence/store.js';
 import { checkProviderSelection, isLiveProvider, soclabProviderRegistry } from '../providers/registry.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
@@ -25,6 +26,22 @@ export class CampaignRequestError extends Error {
   }
 }
 
+/** The campaign queue is at its cap (API 429 with Retry-After). */
+export class CampaignQueueFullError extends Error {
+  override name = 'CampaignQueueFullError';
+}
+
+/** A campaign that cannot be cancelled: unknown (`status` null, API 404) or already finished (API 409). */
+export class CampaignStateError extends Error {
+  override name = 'CampaignStateError';
+  constructor(
+    readonly status: CampaignStatus | null,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** What the server keeps of a finished campaign (enough to rebuild every report after a restart). */
 export type StoredCampaignRun = Omit<CampaignRun, 'scorecard'>;
 
@@ -34,6 +51,8 @@ export interface CampaignServiceOptions {
   inbox: ApprovalInbox;
   dataDir: string;
   maxRunning: number;
+  /** Campaigns that may wait in the queue (default unbounded). */
+  maxQueued?: number;
   concurrency: number;
   approvalTimeoutSeconds: number;
   env?: NodeJS.ProcessEnv;
@@ -95,16 +114,18 @@ const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  * Scripted runs are CPU-bound with few real awaits, so without this a running campaign would hold every HTTP
  * request (progress polls, approvals) until it finished. The server owns the store: `close` does nothing.
  */
-function yieldingStore(store: SqlEvidenceStore): EvidenceStore {
+function yieldingStore(store: SqlEvidenceStore, runIds: Set<string>): EvidenceStore {
   return {
     get location() {
       return store.location;
     },
     async append(runId, event) {
+      runIds.add(runId);
       await nextTick();
       return store.append(runId, event);
     },
     async appendMany(runId, events) {
+      runIds.add(runId);
       await nextTick();
       return store.appendMany(runId, events);
     },
@@ -134,6 +155,8 @@ function yieldingStore(store: SqlEvidenceStore): EvidenceStore {
 export class CampaignService {
   private readonly queue: string[] = [];
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Who cancelled a running campaign (its failure is then recorded as a cancellation). */
+  private readonly cancelledBy = new Map<string, string>();
   private readonly live = new Map<string, CampaignProgress>();
   private readonly corpus: ScenarioCorpus;
   private closed = false;
@@ -163,6 +186,12 @@ export class CampaignService {
   async create(request: CampaignCreate, owner: string): Promise<CampaignView> {
     if (this.closed) throw new Error('the server is shutting down');
     this.check(request);
+    const cap = this.options.maxQueued ?? Number.POSITIVE_INFINITY;
+    if (this.queue.length >= cap) {
+      throw new CampaignQueueFullError(
+        `the campaign queue is full (${this.queue.length} waiting, at most ${cap}); try again later or cancel one`,
+      );
+    }
     const campaignId = randomUUID();
     const createdAt = new Date().toISOString();
     const stored = { ...request };
@@ -254,6 +283,35 @@ export class CampaignService {
     return this.options.store.campaignResult<StoredCampaignRun>(campaignId);
   }
 
+  /**
+   * Cancel a queued campaign (it never starts) or a running one (its runs are aborted, the evidence they wrote is
+   * kept and their chains closed with run.interrupted). Resolves with the campaign once it has settled.
+   */
+  async cancel(campaignId: string, by: string): Promise<CampaignView> {
+    const row = await this.options.store.getCampaign(campaignId);
+    if (!row) throw new CampaignStateError(null, `campaign ${campaignId} not found`);
+    const now = () => new Date().toISOString();
+    const error = `cancelled by ${by}`;
+    const queued = this.queue.indexOf(campaignId);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      await this.options.store.updateCampaign(campaignId, { status: 'cancelled', finished_at: now(), error });
+    } else if (this.running.has(campaignId)) {
+      const job = this.running.get(campaignId)!;
+      this.cancelledBy.set(campaignId, by);
+      job.controller.abort();
+      // Runs waiting for a person would otherwise wait out their timeout.
+      this.options.inbox.cancel({ campaign_id: campaignId }, `the campaign was cancelled by ${by}`);
+      await job.done;
+    } else if (row.status === 'queued' || row.status === 'running') {
+      // Not in this process's queue (should not happen after recover): record the cancellation all the same.
+      await this.options.store.updateCampaign(campaignId, { status: 'cancelled', finished_at: now(), error });
+    } else {
+      throw new CampaignStateError(row.status, `campaign ${campaignId} is already ${row.status}`);
+    }
+    return (await this.get(campaignId))!;
+  }
+
   private pump(): void {
     while (!this.closed && this.running.size < this.options.maxRunning && this.queue.length > 0) {
       const id = this.queue.shift()!;
@@ -288,6 +346,7 @@ export class CampaignService {
       writes = writes.then(() => store.updateCampaign(campaignId, { progress: snapshot })).catch(() => undefined);
     };
     const human = request.approver === 'human';
+    const runIds = new Set<string>();
     const approvalTimeout = request.approval_timeout_seconds ?? this.options.approvalTimeoutSeconds;
     try {
       const run = await runCampaign(
@@ -307,7 +366,7 @@ export class CampaignService {
         {
           signal,
           runDir,
-          evidence: yieldingStore(this.options.evidence),
+          evidence: yieldingStore(this.options.evidence, runIds),
           corpus: this.corpus,
           providerFactory: this.options.providerFactory,
           approvalService: human
@@ -346,16 +405,26 @@ export class CampaignService {
       });
     } catch (error) {
       await writes;
-      const message = signal.aborted
-        ? 'interrupted: the server stopped while the campaign was running'
-        : safe((error as Error).message ?? String(error));
+      const cancelledBy = this.cancelledBy.get(campaignId);
+      const message = cancelledBy
+        ? `cancelled by ${cancelledBy}`
+        : signal.aborted
+          ? 'interrupted: the server stopped while the campaign was running'
+          : safe((error as Error).message ?? String(error));
+      if (cancelledBy) {
+        // The runs it stopped keep their events; each open chain says it was cancelled, not complete.
+        await sealInterruptedRuns(this.options.evidence, message, runIds).catch((e) =>
+          this.options.log?.(`campaign ${campaignId}: closing its chains: ${safe(String(e))}`),
+        );
+      }
       await store.updateCampaign(campaignId, {
-        status: 'failed',
+        status: cancelledBy ? 'cancelled' : 'failed',
         finished_at: new Date().toISOString(),
         progress: { ...progress },
         error: message,
       });
     } finally {
+      this.cancelledBy.delete(campaignId);
       this.options.inbox.cancel({ campaign_id: campaignId }, 'the campaign ended');
     }
   }

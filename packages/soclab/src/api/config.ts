@@ -69,6 +69,16 @@ export const ServerConfig = z.strictObject({
   approval_timeout_seconds: z.number().min(1).max(86_400).default(240),
   /** Campaigns running at once (the rest queue). */
   max_running_campaigns: z.number().int().min(1).max(16).default(1),
+  /** Campaigns waiting to run, across all callers; a start beyond it is 429 with Retry-After. */
+  max_queued_campaigns: z.number().int().min(1).max(10_000).default(20),
+  /** Seconds a refused start or PDF request is told to wait (Retry-After). */
+  retry_after_seconds: z.number().int().min(1).max(3600).default(30),
+  /** PDF reports rendered at once (each is a Chromium process). */
+  pdf_concurrency: z.number().int().min(1).max(8).default(1),
+  /** PDF requests waiting for a renderer, across all callers; beyond it 429. */
+  pdf_max_waiting: z.number().int().min(0).max(1000).default(4),
+  /** PDF requests one token may have rendering or waiting at once; beyond it 429. */
+  pdf_per_token: z.number().int().min(1).max(100).default(1),
   /** Scenario runs in parallel inside one campaign. */
   campaign_concurrency: z.number().int().min(1).max(64).default(4),
   /** Chromium for PDF reports; default CHROMIUM_PATH, else `chromium` on PATH. */

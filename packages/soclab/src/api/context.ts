@@ -7,6 +7,7 @@ import type { ScenarioCorpus } from '../scenarios/loader.js';
 import type { Permission, Principal } from './auth.js';
 import type { CampaignService } from './campaigns.js';
 import type { ServerConfig } from './config.js';
+import type { RenderPool } from './render-pool.js';
 import type { ApiStore } from './store.js';
 
 declare module 'fastify' {
@@ -38,6 +39,8 @@ export interface ApiContext {
   readonly corpus: ScenarioCorpus;
   readonly env: NodeJS.ProcessEnv;
   readonly version: string;
+  /** PDF renders: bounded, with a per-token share. */
+  readonly pdfPool: RenderPool;
   /** Resolves when every approvals-inbox write queued so far is in the database. */
   approvalWrites(): Promise<void>;
 }

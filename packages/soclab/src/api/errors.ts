@@ -12,10 +12,16 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly issues?: { path: string; message: string }[],
+    /** Response headers that belong to the error (Retry-After on 429). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
   }
 }
+
+/** 429 with Retry-After: a bounded resource (campaign queue, PDF renderers) is full. */
+export const busy = (code: string, message: string, retryAfterSeconds: number): ApiError =>
+  new ApiError(429, code, message, undefined, { 'retry-after': String(retryAfterSeconds) });
 
 export const notFound = (what: string): ApiError => new ApiError(404, 'not_found', `${what} not found`);
 
@@ -54,6 +60,7 @@ export function handleError(
   reply: FastifyReply,
 ): FastifyReply {
   if (error instanceof ApiError) {
+    if (error.headers) reply.headers(error.headers);
     return reply.code(error.statusCode).send(errorBody(error.statusCode, error.code, error.message, error.issues));
   }
   if (hasZodFastifySchemaValidationErrors(error)) {

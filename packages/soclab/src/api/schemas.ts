@@ -107,7 +107,7 @@ export const CampaignProgress = z.object({
 });
 export type CampaignProgress = z.infer<typeof CampaignProgress>;
 
-export const CampaignStatusEnum = z.enum(['queued', 'running', 'completed', 'failed']);
+export const CampaignStatusEnum = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
 
 /** The comparison row of a finished campaign (null while it runs). */
 export const CampaignSummaryRow = z.object({

@@ -30,6 +30,7 @@ import { CampaignService } from './campaigns.js';
 import { isLoopback, type ServerConfig } from './config.js';
 import type { ApiApp, ApiContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
+import { RenderPool } from './render-pool.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerCampaignRoutes } from './routes/campaigns.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
@@ -176,6 +177,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     inbox,
     dataDir: config.data_dir,
     maxRunning: config.max_running_campaigns,
+    maxQueued: config.max_queued_campaigns,
     concurrency: config.campaign_concurrency,
     approvalTimeoutSeconds: config.approval_timeout_seconds,
     env,
@@ -212,6 +214,11 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     corpus,
     env,
     version: SOCLAB_VERSION,
+    pdfPool: new RenderPool({
+      concurrency: config.pdf_concurrency,
+      maxWaiting: config.pdf_max_waiting,
+      perKey: config.pdf_per_token,
+    }),
     approvalWrites: () => approvalWrites,
   };
 

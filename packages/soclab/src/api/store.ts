@@ -8,7 +8,7 @@ import type { SqlEvidenceStore } from '../evidence/store.js';
  * same queries run on both dialects.
  */
 
-export const CAMPAIGN_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
+export const CAMPAIGN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 export const APPROVAL_OUTCOMES = ['pending', 'approved', 'rejected', 'expired', 'cancelled', 'interrupted'] as const;

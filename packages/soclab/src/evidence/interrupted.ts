@@ -33,14 +33,17 @@ export async function openRuns(store: SqlEvidenceStore): Promise<string[]> {
  * Close every open chain with a `run.interrupted` event, keeping what was written. Called when `soclab serve`
  * starts (and after it stops its campaigns): a run whose process died keeps its events, and its chain says it was
  * interrupted instead of looking like a short, complete and valid run. Only the server that owns the database
- * may call this: a run still being written by another process would be closed under it.
+ * may call this: a run still being written by another process would be closed under it. `only` limits it to
+ * some runs (those of one cancelled campaign).
  */
 export async function sealInterruptedRuns(
   store: SqlEvidenceStore,
   reason: string,
+  only?: ReadonlySet<string>,
 ): Promise<{ run_id: string; events_kept: number }[]> {
   const sealed: { run_id: string; events_kept: number }[] = [];
   for (const runId of await openRuns(store)) {
+    if (only && !only.has(runId)) continue;
     const rows = await store.rows(runId);
     const last = rows[rows.length - 1];
     await store.append(runId, {

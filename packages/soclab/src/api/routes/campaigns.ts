@@ -6,9 +6,15 @@ import { PdfSupportError, renderPdf } from '../../reports/pdf.js';
 import { renderHtml } from '../../reports/render.js';
 import { buildScorecard, type Scorecard, type ScorecardOptions, scorecardJson } from '../../reports/scorecard.js';
 import { comparePaired } from '../../scoring/paired.js';
-import { CampaignRequestError, type StoredCampaignRun } from '../campaigns.js';
+import {
+  CampaignQueueFullError,
+  CampaignRequestError,
+  CampaignStateError,
+  type StoredCampaignRun,
+} from '../campaigns.js';
 import { type ApiApp, type ApiContext, BEARER } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, busy, notFound } from '../errors.js';
+import { RenderPoolFullError } from '../render-pool.js';
 import {
   CampaignCreate,
   CampaignStatusEnum,
@@ -21,14 +27,6 @@ import {
 } from '../schemas.js';
 
 const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'";
-
-/** One PDF at a time: each launches Chromium, and the machine is shared. */
-let pdfQueue: Promise<unknown> = Promise.resolve();
-function serialized<T>(task: () => Promise<T>): Promise<T> {
-  const run = pdfQueue.then(task, task);
-  pdfQueue = run.catch(() => undefined);
-  return run;
-}
 
 const asRun = (stored: StoredCampaignRun): CampaignRun => ({ ...stored, scorecard: null }) as unknown as CampaignRun;
 
@@ -46,7 +44,12 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
           'campaign as queued and answers 202 with its id and a Location to poll.',
         security: BEARER,
         body: CampaignCreate,
-        response: { 202: CampaignView.extend({ location: z.string() }), 400: ErrorBody, 422: ErrorBody },
+        response: {
+          202: CampaignView.extend({ location: z.string() }),
+          400: ErrorBody,
+          422: ErrorBody,
+          429: ErrorBody,
+        },
       },
     },
     async (request, reply) => {
@@ -58,6 +61,9 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
           .header('location', location)
           .send({ ...view, location });
       } catch (error) {
+        if (error instanceof CampaignQueueFullError) {
+          throw busy('queue_full', error.message, ctx.config.retry_after_seconds);
+        }
         if (error instanceof CampaignRequestError) {
           throw new ApiError(400, 'invalid_campaign', `body.${error.field}: ${error.message}`, [
             { path: `body.${error.field}`, message: error.message },
@@ -116,6 +122,34 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
         },
         DEFAULT_CANARY_PATTERNS,
       );
+    },
+  );
+
+  app.delete(
+    '/api/v1/campaigns/:id',
+    {
+      config: { permission: 'run' },
+      schema: {
+        tags: ['campaigns'],
+        summary: 'Cancel a queued or running campaign (its evidence is kept)',
+        description:
+          'A queued campaign never starts; a running one is stopped: its runs end, the chains they wrote are kept ' +
+          'and closed with run.interrupted, and pending approvals are cancelled. 409 once it has finished.',
+        security: BEARER,
+        params: IdParams,
+        response: { 200: CampaignView, 404: ErrorBody, 409: ErrorBody },
+      },
+    },
+    async (request) => {
+      try {
+        return await ctx.campaigns.cancel(request.params.id, request.principal!.name);
+      } catch (error) {
+        if (error instanceof CampaignStateError) {
+          if (error.status === null) throw notFound(`campaign ${request.params.id}`);
+          throw new ApiError(409, 'already_finished', error.message);
+        }
+        throw error;
+      }
     },
   );
 
@@ -197,7 +231,13 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
         params: IdParams,
         querystring: ReportQuery,
         produces: ['application/pdf'],
-        response: { 200: z.string().describe('application/pdf'), 404: ErrorBody, 409: ErrorBody, 501: ErrorBody },
+        response: {
+          200: z.string().describe('application/pdf'),
+          404: ErrorBody,
+          409: ErrorBody,
+          429: ErrorBody,
+          501: ErrorBody,
+        },
       },
     },
     async (request, reply) => {
@@ -205,8 +245,11 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
       let pdf: Buffer;
       try {
         const env = ctx.config.chromium_path ? { ...ctx.env, CHROMIUM_PATH: ctx.config.chromium_path } : ctx.env;
-        pdf = await serialized(() => renderPdf(scorecard, { env }));
+        pdf = await ctx.pdfPool.run(request.principal!.key, () => renderPdf(scorecard, { env }));
       } catch (error) {
+        if (error instanceof RenderPoolFullError) {
+          throw busy('pdf_busy', error.message, ctx.config.retry_after_seconds);
+        }
         if (error instanceof PdfSupportError) {
           const hint = /apt-get/.test(error.message)
             ? ''
