@@ -8,8 +8,15 @@ export const SuiteEvaluator = z.union([
   z.string().min(1),
   z.strictObject({
     name: z.string().min(1).describe('Registry name, e.g. exact_match'),
-    options: JsonObject.optional().describe('Evaluator options; every evaluator also accepts `not` and `threshold`'),
+    options: JsonObject.optional().describe("The plugin's own options"),
     weight: z.number().min(0).optional().describe('Weight in the case score (default 1)'),
+    not: z.boolean().optional().describe("Negate the verdict (the harness's option; never passed to the plugin)"),
+    threshold: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe("Pass when the score reaches this (the harness's option; never passed to the plugin)"),
   }),
 ]);
 export type SuiteEvaluator = z.infer<typeof SuiteEvaluator>;

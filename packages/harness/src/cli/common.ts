@@ -3,8 +3,11 @@
  * and `harness --version` must stay fast.
  */
 
-/** Exit codes, as documented: 0 ok, 1 gate/evaluation failure, 2 usage or validation error, 3 runtime error. */
-export const EXIT = { ok: 0, gate: 1, usage: 2, runtime: 3 } as const;
+/**
+ * Exit codes, as documented: 0 ok, 1 gate/evaluation failure, 2 usage or validation error, 3 runtime error,
+ * 4 comparison gate inconclusive (a big drop on too few cases; docs/ci.md).
+ */
+export const EXIT = { ok: 0, gate: 1, usage: 2, runtime: 3, inconclusive: 4 } as const;
 
 /** An error that ends the command with a specific exit code and a plain message (no stack). */
 export class CliError extends Error {

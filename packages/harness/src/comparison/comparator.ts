@@ -296,6 +296,13 @@ function measure(ctx: MeasureContext, spec: MeasureSpec): PairedMeasure {
     details.got_worse = worse;
     details.got_better = better;
   }
+  if (n > 1) {
+    // Spread of the per-unit changes: sizes the "cases needed" estimate of an inconclusive gate.
+    const meanDiff = (cSum - bSum) / n;
+    let ss = 0;
+    for (let i = 0; i < n; i++) ss += (diffs[i] - meanDiff) ** 2;
+    details.sd_delta = Math.sqrt(ss / (n - 1));
+  }
   return {
     name: spec.name,
     description: spec.description,

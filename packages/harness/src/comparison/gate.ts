@@ -1,6 +1,14 @@
 import type { MetricDirection } from '../core/experiment.js';
 import { holmAdjust } from '../stats/paired.js';
-import type { GateMode, GateOutcome, MeasureVerdict, PairedMeasure, RegressionViolation } from './models.js';
+import type {
+  GateInconclusive,
+  GateMode,
+  GateOutcome,
+  MeasureVerdict,
+  PairedMeasure,
+  RegressionViolation,
+} from './models.js';
+import { pairedUnitsNeeded } from './power-needed.js';
 
 /**
  * How much worse a measure may get before the gate cares. A number is absolute, in the measure's units
@@ -22,7 +30,16 @@ export interface GateOptions {
   tolerance?: ToleranceSpec;
   /** Measures that can fail the gate: names, `score:*` for every evaluator, or `all`. Default pass_rate, mean_score. */
   gate?: readonly string[];
+  /**
+   * The practical bound: a gated measure worse by more than this never passes. If the drop is not significant
+   * (too few cases to tell), the gate is "inconclusive" instead of "passed". Same syntax as `tolerance`;
+   * default 0.1 (ten points) for the rate-like measures; `false` turns it off.
+   */
+  maxDrop?: ToleranceSpec | false;
 }
+
+/** Default practical bound for rate-like measures: a ten-point drop in pass rate or mean score. */
+export const DEFAULT_MAX_DROP = 0.1;
 
 export const DEFAULT_GATED_MEASURES: readonly string[] = ['pass_rate', 'mean_score'];
 export const DEFAULT_ALPHA = 0.05;
@@ -99,6 +116,9 @@ export function applyGate(
   const gatedFlags = measures.map((m) => isGated(m.name, gateList) && m.direction !== 'neutral');
   const adjusted = holmAdjust(measures.map((m, i) => (gatedFlags[i] ? m.p_value : null)));
   const violations: RegressionViolation[] = [];
+  const inconclusive: GateInconclusive[] = [];
+  const gatedCount = gatedFlags.filter(Boolean).length;
+  const maxDropSpec = options.maxDrop === false ? undefined : (options.maxDrop ?? DEFAULT_MAX_DROP);
   const out = measures.map((m, i) => {
     const gated = gatedFlags[i];
     const pAdj = gated ? adjusted[i] : m.p_value;
@@ -114,17 +134,66 @@ export function applyGate(
     else verdict = 'unchanged';
     const measure: PairedMeasure = { ...m, p_adjusted: pAdj, worse_by: worse, tolerance, gated, verdict };
     if (gated && verdict === 'regression') violations.push(violationFor(measure, alpha, mode));
+    // A big drop the test could not confirm is not a pass: too few cases cannot vouch for safety.
+    const bound = maxDropSpec === undefined ? undefined : boundFor(maxDropSpec, m.name, m.baseline_value);
+    if (gated && verdict === 'worse_not_significant' && bound !== undefined && worse > bound + EPSILON) {
+      inconclusive.push(inconclusiveFor(measure, bound, alpha / Math.max(1, gatedCount)));
+    }
     return measure;
   });
+  const status = violations.length > 0 ? 'failed' : inconclusive.length > 0 ? 'inconclusive' : 'passed';
   return {
     measures: out,
     gate: {
       mode,
       alpha,
-      passed: violations.length === 0,
+      passed: status === 'passed',
+      status,
       gated: out.filter((m) => m.gated).map((m) => m.name),
       violations,
+      inconclusive,
     },
+  };
+}
+
+/** The practical bound for a measure, or undefined when none applies (non-rate measures without an explicit one). */
+function boundFor(spec: ToleranceSpec, name: string, baseline: number): number | undefined {
+  const applies =
+    typeof spec === 'number' || typeof spec === 'string'
+      ? isRateLike(name)
+      : spec[name] !== undefined ||
+        (name.startsWith('score:') && spec['score:*'] !== undefined) ||
+        (isRateLike(name) && spec['*'] !== undefined);
+  return applies ? toleranceFor(spec, name, baseline) : undefined;
+}
+
+function inconclusiveFor(m: PairedMeasure, bound: number, alphaPerMeasure: number): GateInconclusive {
+  const f = (x: number) => formatNumber(x);
+  const gotWorse = Number(m.details.got_worse ?? 0);
+  const gotBetter = Number(m.details.got_better ?? 0);
+  const sd = typeof m.details.sd_delta === 'number' ? m.details.sd_delta : null;
+  const needed = pairedUnitsNeeded({
+    n: m.n,
+    drop: m.worse_by,
+    gotWorse,
+    gotBetter,
+    sdDelta: sd,
+    binary: m.test === 'exact McNemar',
+    alpha: alphaPerMeasure,
+  });
+  const neededText = Number.isFinite(needed) ? `about ${needed}` : 'more';
+  return {
+    measure: m.name,
+    worse_by: m.worse_by,
+    bound,
+    n: m.n,
+    p_value: m.p_adjusted,
+    units_needed: Number.isFinite(needed) ? needed : null,
+    message:
+      `${m.name} went from ${f(m.baseline_value)} to ${f(m.candidate_value)}: worse by ${f(m.worse_by)}, more than ` +
+      `the practical bound ${f(bound)}, but ${m.n} paired ${m.n === 1 ? 'unit is' : 'units are'} too few to call it ` +
+      `significant (p = ${formatP(m.p_adjusted)}). Not a pass: ${neededText} paired cases would be needed to ` +
+      `detect a drop this size (80% power); add cases or --repeat, or check the cases listed as newly failing.`,
   };
 }
 

@@ -116,13 +116,34 @@ export type RegressionReport = z.infer<typeof RegressionReport>;
 export const GateMode = z.enum(['significance', 'strict']);
 export type GateMode = z.infer<typeof GateMode>;
 
+/** A gated measure that dropped past the practical bound without a significant test: the gate cannot vouch. */
+export const GateInconclusive = z.object({
+  measure: z.string(),
+  worse_by: z.number(),
+  /** The practical bound (`--max-drop`) it exceeded. */
+  bound: z.number(),
+  n: z.number().int().min(0),
+  p_value: z.number().nullable(),
+  /** Estimated paired cases needed to detect a drop this size with 80% power; null when no estimate. */
+  units_needed: z.number().int().nullable(),
+  message: z.string(),
+});
+export type GateInconclusive = z.infer<typeof GateInconclusive>;
+
+export const GateStatus = z.enum(['passed', 'failed', 'inconclusive']);
+export type GateStatus = z.infer<typeof GateStatus>;
+
 export const GateOutcome = z.object({
   mode: GateMode,
   alpha: z.number(),
+  /** True only for status `passed`. */
   passed: z.boolean(),
+  /** `inconclusive`: no significant regression, but a gated measure dropped past the practical bound. */
+  status: GateStatus,
   /** Measures the gate looked at. */
   gated: z.array(z.string()),
   violations: z.array(RegressionViolation),
+  inconclusive: z.array(GateInconclusive).default([]),
 });
 export type GateOutcome = z.infer<typeof GateOutcome>;
 

@@ -88,7 +88,14 @@ export function comparisonConsole(c: ExperimentComparison, options: ComparisonCo
   }
   lines.push('');
   const g = c.gate;
-  if (g.passed) {
+  if (g.status === 'inconclusive') {
+    lines.push(
+      paint.yellow(
+        `Gate inconclusive: ${g.inconclusive.length} gated measure${g.inconclusive.length === 1 ? '' : 's'} dropped past the practical bound without a significant test.`,
+      ),
+    );
+    for (const v of g.inconclusive) lines.push(`  - ${v.message}`);
+  } else if (g.passed) {
     lines.push(paint.green(`Gate passed (${g.mode === 'strict' ? 'strict' : `alpha ${g.alpha}, Holm`}).`));
   } else {
     lines.push(paint.red(`Gate failed: ${g.violations.length} regression${g.violations.length === 1 ? '' : 's'}.`));

@@ -38,13 +38,16 @@ export function comparisonMarkdown(c: ExperimentComparison, options: ComparisonM
       ? 'strict: point estimates'
       : `worse by more than the tolerance and significant at α = ${gate.alpha}, Holm-corrected`;
   out.push(
-    gate.passed
-      ? `**✅ Gate passed** — no gated measure regressed (${rule}).`
-      : `**❌ Gate failed** — ${gate.violations.length} regression${gate.violations.length === 1 ? '' : 's'} (${rule}).`,
+    gate.status === 'inconclusive'
+      ? `**⚠️ Gate inconclusive** — a gated measure dropped past the practical bound, too few cases to call it significant.`
+      : gate.passed
+        ? `**✅ Gate passed** — no gated measure regressed (${rule}).`
+        : `**❌ Gate failed** — ${gate.violations.length} regression${gate.violations.length === 1 ? '' : 's'} (${rule}).`,
     '',
   );
   for (const v of gate.violations) out.push(`- ${markdownCell(v.message, 400)}`);
-  if (gate.violations.length > 0) out.push('');
+  for (const v of gate.inconclusive) out.push(`- ${markdownCell(v.message, 500)}`);
+  if (gate.violations.length + gate.inconclusive.length > 0) out.push('');
   const unit = c.paired.unit === 'case' ? 'cases (repeats averaged per case)' : 'case runs';
   out.push(
     `Baseline \`${markdownCell(c.baseline_id, 60)}\` · candidate \`${markdownCell(c.candidate_id, 60)}\` · ` +

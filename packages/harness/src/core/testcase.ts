@@ -7,6 +7,9 @@ export const EvaluatorConfig = z.strictObject({
   name: z.string().min(1),
   options: JsonObject.default({}),
   weight: z.number().min(0).default(1),
+  /** The harness's own negation and pass threshold (never a plugin option of the same name). */
+  not: z.boolean().optional(),
+  threshold: z.number().min(0).max(1).optional(),
 });
 export type EvaluatorConfig = z.infer<typeof EvaluatorConfig>;
 

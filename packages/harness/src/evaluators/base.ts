@@ -42,17 +42,80 @@ export function defineEvaluator<O>(plugin: {
   return plugin;
 }
 
-/** Options every evaluator accepts besides its own; stripped before the plugin's schema sees them. */
+/** Options every evaluator accepts besides its own (the harness's, not the plugin's). */
 export const CommonEvaluatorOptions = z.object({
   /** Negate the verdict (score becomes 1 - score). */
   not: z.boolean().optional(),
   /** Pass when score >= threshold (graded evaluators). */
   threshold: z.number().min(0).max(1).optional(),
 });
+export type CommonEvaluatorOptions = z.infer<typeof CommonEvaluatorOptions>;
+const COMMON_KEYS = ['not', 'threshold'] as const;
 
-/** Build a result with defaults applied; clamps tiny float error into [0, 1]. */
+/** Top-level keys an options schema declares (through optional/default/pipe wrappers); empty when unknown. */
+export function declaredOptionKeys(schema: z.ZodType<unknown>): Set<string> {
+  let s: unknown = schema;
+  for (let depth = 0; depth < 8 && s && typeof s === 'object'; depth++) {
+    const shape = (s as { shape?: unknown }).shape;
+    if (shape && typeof shape === 'object') return new Set(Object.keys(shape));
+    const def = (s as { _zod?: { def?: { innerType?: unknown; in?: unknown; schema?: unknown } } })._zod?.def;
+    s = def?.innerType ?? def?.in ?? def?.schema;
+  }
+  return new Set();
+}
+
+/**
+ * Split an evaluator entry's settings into the harness's common options and the plugin's own options.
+ * `not` / `threshold` written next to `name` always belong to the harness. Inside `options`, a key the
+ * plugin's schema declares belongs to the plugin (the seed's `fuzzy_match` takes its own `threshold`), so
+ * the two meanings can never capture each other; an undeclared `options.not` / `options.threshold` is the
+ * harness's (the older spelling).
+ */
+export function splitEvaluatorOptions(
+  plugin: PluginBase<unknown>,
+  config: Pick<EvaluatorConfig, 'options'> & { not?: unknown; threshold?: unknown },
+): { common: Record<string, unknown>; own: Record<string, unknown> } {
+  const declared = declaredOptionKeys(plugin.options);
+  const own: Record<string, unknown> = { ...(config.options as Record<string, unknown>) };
+  const common: Record<string, unknown> = {};
+  for (const key of COMMON_KEYS) {
+    if (key in own && !declared.has(key)) {
+      common[key] = own[key];
+      delete own[key];
+    }
+    if (config[key] !== undefined) common[key] = config[key];
+  }
+  return { common, own };
+}
+
+/** Rounding slack around [0, 1]: a score this close is float error and is clamped; anything further is a bug. */
+const SCORE_SLACK = 1e-9;
+
+/** Thrown for a score outside [0, 1] or NaN: the runner records it as an evaluator error on that case. */
+export class ScoreRangeError extends Error {
+  override name = 'ScoreRangeError';
+  constructor(
+    readonly evaluator: string,
+    readonly score: unknown,
+  ) {
+    super(`evaluator '${evaluator}' returned score ${String(score)}, outside [0, 1]`);
+  }
+}
+
+/** The score clamped for float error only; throws ScoreRangeError for NaN or a real out-of-range value. */
+export function checkedScore(evaluator: string, score: unknown): number {
+  if (typeof score !== 'number' || Number.isNaN(score) || score < -SCORE_SLACK || score > 1 + SCORE_SLACK) {
+    throw new ScoreRangeError(evaluator, score);
+  }
+  return Math.min(1, Math.max(0, score));
+}
+
+/**
+ * Build a result with defaults applied. Tiny float error is clamped into [0, 1]; a score clearly outside it
+ * (or NaN) throws ScoreRangeError, because clamping 2 to 1 would silently turn a bug into a pass.
+ */
 export function result(input: EvaluationResultInput): EvaluationResult {
-  const score = Math.min(1, Math.max(0, input.score));
+  const score = checkedScore(input.evaluator, input.score);
   // Hand-built on the hot path (hundreds of thousands per run); same checks and defaults as the schema.
   const weight = input.weight ?? 1;
   if (
@@ -113,8 +176,8 @@ export function parseOptions<O>(plugin: PluginBase<O>, options: unknown): O {
  */
 export function createEvaluator(config: EvaluatorConfig, ctx: PluginContext): Evaluator {
   const plugin = evaluatorRegistry.get(config.name) as EvaluatorPlugin<unknown>;
-  const { not, threshold, ...own } = config.options as Record<string, unknown>;
-  const commonParsed = CommonEvaluatorOptions.safeParse({ not, threshold });
+  const { common: commonRaw, own } = splitEvaluatorOptions(plugin, config);
+  const commonParsed = CommonEvaluatorOptions.safeParse(commonRaw);
   if (!commonParsed.success) {
     throw new PluginOptionsError(
       plugin.name,
@@ -132,6 +195,9 @@ export function createEvaluator(config: EvaluatorConfig, ctx: PluginContext): Ev
       let r: EvaluationResult;
       try {
         r = await inner.evaluate(testCase, output, evalCtx);
+        // A plugin that builds its result by hand (not through `result()`) is held to the same range.
+        const score = checkedScore(name, r?.score);
+        if (score !== r.score) r = { ...r, score };
       } catch (err) {
         return result({
           evaluator: name,

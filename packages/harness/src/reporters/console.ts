@@ -1,5 +1,6 @@
 import { createColors } from 'picocolors';
 import { z } from 'zod';
+import { formatSeconds, TIME_LABELS } from '../core/durations.js';
 import type { Experiment } from '../core/experiment.js';
 import type { TestCaseResult } from '../core/result.js';
 import { defineReporter, type ExperimentView } from './base.js';
@@ -29,8 +30,7 @@ function clip(text: string, max: number): string {
 }
 
 function fmtSeconds(s: number | null | undefined): string {
-  if (s === null || s === undefined) return '-';
-  return s < 1 ? `${Math.round(s * 1000)}ms` : `${s.toFixed(2)}s`;
+  return formatSeconds(s);
 }
 
 /**
@@ -104,7 +104,7 @@ export async function renderConsole(
   const shown = long ? failing : rows;
   if (shown.length > 0) {
     const table = new Table({
-      head: ['case', 'rep', 'status', 'score', 'latency', long ? 'reason' : 'reason / output'],
+      head: ['case', 'rep', 'status', 'score', TIME_LABELS.callTime, long ? 'reason' : 'reason / output'],
       style,
       chars,
       wordWrap: false,
@@ -116,7 +116,7 @@ export async function renderConsole(
         String(r.repeat),
         statusText(r.status),
         r.score.toFixed(2),
-        fmtSeconds(r.output.latency ?? r.duration),
+        fmtSeconds(r.duration),
         clip(reason, o.reason_width),
       ]);
     }

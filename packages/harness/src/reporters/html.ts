@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { toolCalls } from '../core/agent.js';
+import { formatSeconds, reportedLatencyIfDifferent } from '../core/durations.js';
 import type { TestCaseResult } from '../core/result.js';
 import { defineReporter, type ExperimentView } from './base.js';
 import { REPORT_CSS, REPORT_SCRIPT, REPORT_SCRIPT_HASH } from './html/assets.js';
@@ -194,6 +195,12 @@ function caseData(r: TestCaseResult, max: number) {
     status: r.status,
     score: r.score,
     duration: r.duration,
+    // Pre-formatted with the one shared formatter, so the HTML reads like the console and the viewer.
+    call_time: formatSeconds(r.duration),
+    reported_latency: (() => {
+      const l = reportedLatencyIfDifferent(r.duration, o.latency);
+      return l === null ? '' : formatSeconds(l);
+    })(),
     attempts: r.attempts,
     cost: o.cost,
     tokens: o.usage

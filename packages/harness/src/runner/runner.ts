@@ -99,6 +99,13 @@ export class RunSetupError extends Error {
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
 
+/** Judges a case that has an expected value when neither it nor the suite names an evaluator (the seed's rule). */
+const FALLBACK_EVALUATOR: EvaluatorConfig = { name: 'exact_match', options: {}, weight: 1 };
+
+/** Why a case with no evaluator and no expected value failed (shown as the case's reason in every report). */
+export const NO_EVALUATOR_NOTE =
+  'nothing judged this case: no evaluators (case, defaults or suite) and no expected value for the exact_match fallback';
+
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -196,7 +203,7 @@ export class AgentRunner {
       attempts: attempt,
       started_at: started.toISOString(),
       finished_at: new Date().toISOString(),
-      metadata: evaluations.length === 0 ? { note: 'no evaluators apply to this case' } : {},
+      metadata: evaluations.length === 0 ? { note: NO_EVALUATOR_NOTE } : {},
     };
     if (testCase.expected === undefined) delete result.expected;
     return result;
@@ -263,8 +270,13 @@ export class AgentRunner {
   }
 
   async #evaluate(testCase: TestCase, output: AgentOutput, signal?: AbortSignal): Promise<EvaluationResult[]> {
-    const evaluators: (Evaluator | EvaluationResult)[] =
+    let evaluators: (Evaluator | EvaluationResult)[] =
       testCase.evaluators.length > 0 ? testCase.evaluators.map((c) => this.#caseEvaluator(c)) : this.#defaults;
+    // The seed's rule for a suite with no evaluators at all: a case with an expected value is judged by
+    // exact_match (documented in suite-format.md); a case with neither fails with NO_EVALUATOR_NOTE.
+    if (evaluators.length === 0 && testCase.expected !== undefined && testCase.expected !== null) {
+      evaluators = [this.#caseEvaluator(FALLBACK_EVALUATOR)];
+    }
     const results: EvaluationResult[] = [];
     for (const ev of evaluators) {
       if (!('evaluate' in ev)) {
@@ -378,7 +390,18 @@ export class AgentRunner {
 export function createMetric(spec: MetricSpec, ctx: PluginContext): Metric {
   const { name, options } = typeof spec === 'string' ? { name: spec, options: {} } : spec;
   const plugin = metricRegistry.get(name);
-  return plugin.create(parseOptions(plugin, options ?? {}) as never, ctx);
+  const metric = plugin.create(parseOptions(plugin, options ?? {}) as never, ctx);
+  // The declared direction is the truth: a result built with `metricResult({...})` and no direction would
+  // otherwise default to higher_is_better, and compare would call a latency improvement a regression.
+  const direction = metric.direction ?? plugin.direction;
+  return {
+    name: metric.name,
+    direction,
+    calculate(results) {
+      const r = metric.calculate(results);
+      return r.direction === direction ? r : { ...r, direction };
+    },
+  };
 }
 
 /** Accept what adapters return: a full AgentOutput or a partial one; anything invalid is an error output. */
@@ -547,6 +570,16 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Lock a run folder for this process; on refusal the agent is closed before the error (exit 2) propagates. */
+async function lockRunFolder(runDir: string, closeAgent: () => Promise<void>): Promise<RunLock> {
+  try {
+    return acquireRunLock(runDir);
+  } catch (err) {
+    await closeAgent();
+    throw err;
+  }
+}
+
 /** Adapter options as recorded in the experiment: secret-looking keys and known secret values redacted. */
 export function redactOptions(options: Record<string, unknown>, redactor?: SecretScrubber): Record<string, unknown> {
   const walk = (value: unknown, key?: string): unknown => {
@@ -570,16 +603,6 @@ async function countPlanned(
   skip: ReadonlySet<string>,
 ): Promise<number> {
   if (!filter && skip.size === 0 && suite.plannedRuns) return suite.plannedRuns(repeat);
-/** Lock a run folder for this process; on refusal the agent is closed before the error (exit 2) propagates. */
-async function lockRunFolder(runDir: string, closeAgent: () => Promise<void>): Promise<RunLock> {
-  try {
-    return acquireRunLock(runDir);
-  } catch (err) {
-    await closeAgent();
-    throw err;
-  }
-}
-
   let n = 0;
   for await (const tc of suite.cases()) {
     if (filter && !filter(tc)) continue;
@@ -659,6 +682,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
   let journal: JournalWriter;
   let header: ExperimentHeader;
   let resumedIndex: JournalIndex | null = null;
+  let lock: RunLock;
   const byFilter = caseFilter(options.filter);
   const extra = options.caseFilter;
   const filter = byFilter && extra ? (tc: TestCase) => byFilter(tc) && extra(tc) : (byFilter ?? extra);
@@ -670,10 +694,13 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
       await closeAgent();
       throw new Error(`cannot resume: no ${JOURNAL_FILE} in ${runDir}`);
     }
+    // One writer per run folder: taken before the journal is read, so no other process appends after that.
+    lock = await lockRunFolder(runDir, closeAgent);
     const index = indexJournal(journalPath, (r, i) => {
       previous.set(resultKey(r), { index: i, result: slim(r) });
     });
     if (!index.header) {
+      lock.release();
       await closeAgent();
       throw new Error(`cannot resume: ${journalPath} has no header line`);
     }
@@ -682,9 +709,9 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     journal = JournalWriter.append(journalPath, scrub);
     journal.write({ type: 'resume', at: new Date().toISOString() });
   } else {
-  let lock: RunLock;
     runDir = options.outDir ? resolve(options.outDir) : createRunFolder(suite.name, options.runsRoot ?? 'runs');
     mkdirSync(runDir, { recursive: true });
+    lock = await lockRunFolder(runDir, closeAgent);
     const described = agent.describe?.() ?? {};
     const descriptor: AgentDescriptor = {
       ...described,
@@ -694,13 +721,10 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     if ('label' in suite.agent && suite.agent.label && !descriptor.label) descriptor.label = suite.agent.label;
     if ('version' in suite.agent && suite.agent.version && !descriptor.version)
       descriptor.version = suite.agent.version;
-    // One writer per run folder: taken before the journal is read, so no other process appends after that.
-    lock = await lockRunFolder(runDir, closeAgent);
     header = {
       schema_version: '1',
       id: randomUUID().replace(/-/g, '').slice(0, 12),
       name: suite.name,
-      lock.release();
       state: 'running',
       suite: {
         name: suite.name,
@@ -711,7 +735,6 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
       },
       agent: descriptor,
       started_at: new Date().toISOString(),
-    lock = await lockRunFolder(runDir, closeAgent);
       finished_at: null,
       metrics: {},
       thresholds: null,
@@ -731,6 +754,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     try {
       journal = JournalWriter.create(join(runDir, JOURNAL_FILE), scrub);
     } catch (err) {
+      lock.release();
       await closeAgent();
       throw new Error(`cannot create a journal in ${runDir}: ${errorMessage(err)}`);
     }
@@ -754,7 +778,6 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
       : await runner.run(suite.cases(), hooks);
   } catch (err) {
     // A failure of the harness itself (not of a case): record what we have, then report it.
-      lock.release();
     journal.end({
       state: 'failed',
       finished_at: new Date().toISOString(),
@@ -762,6 +785,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
       thresholds: null,
     });
     journal.close();
+    lock.release();
     await closeAgent();
     throw err;
   }
@@ -785,7 +809,6 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     // A fresh run has no duplicates and its results are already in order: no copies.
     all = outcome.results;
     locations = outcome.locations;
-    lock.release();
   }
   const metrics = runner.computeMetrics(all);
   const rules = suite.thresholds ?? {};
@@ -806,6 +829,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     badLines: resumedIndex?.badLines ?? 0,
   });
   await writeExperimentFile(view, experimentPath, scrub);
+  lock.release();
   return {
     runDir,
     journalPath,
@@ -818,4 +842,3 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     exitCode: state === 'cancelled' ? 3 : thresholds && !thresholds.passed ? 1 : 0,
   };
 }
-  lock.release();

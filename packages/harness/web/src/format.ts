@@ -1,3 +1,5 @@
+import { formatSeconds } from '../../src/core/durations.js';
+
 export function pct(v: number | null | undefined, digits = 1): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '–' : `${(v * 100).toFixed(digits)}%`;
 }
@@ -11,11 +13,9 @@ export function signed(v: number | null | undefined, digits = 3): string {
   return `${v > 0 ? '+' : ''}${v.toFixed(digits)}`;
 }
 
+/** Seconds, with the same formatter as the console and HTML reports (one definition, core/durations.ts). */
 export function secs(v: number | null | undefined): string {
-  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-  if (v < 1) return `${Math.round(v * 1000)} ms`;
-  if (v < 120) return `${v.toFixed(2)} s`;
-  return `${Math.floor(v / 60)} min ${Math.round(v % 60)} s`;
+  return formatSeconds(v);
 }
 
 export function when(iso: string | null | undefined): string {

@@ -60,7 +60,11 @@ export function register(program: Command): void {
     .option('--quarantine <ids>', 'test ids reported but never gating (comma list; adds to the suite quarantine)', list)
     .option('--seed <n>', 'seed of the bootstrap and permutation resampling', nonNegativeInt('--seed'))
     .option('--resamples <n>', 'bootstrap / permutation resamples (default 2000)', nonNegativeInt('--resamples'))
-    .option('--fail-on-regression', 'exit 1 when the gate fails')
+    .option(
+      '--max-drop <spec>',
+      "practical bound: a gated measure worse by more than this never passes (not significant: 'inconclusive', exit 4 with --fail-on-regression); same syntax as --tolerance, or 'off' (default 0.1)",
+    )
+    .option('--fail-on-regression', 'exit 1 when the gate fails, 4 when it is inconclusive')
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders (for run ids)', 'runs')
     .action(async (baselineRef, candidateRef, opts) => {
@@ -72,6 +76,13 @@ export function register(program: Command): void {
         tolerance = opts.tolerance === undefined ? undefined : parseTolerance(opts.tolerance);
       } catch (err) {
         throw new CliError(`--${(err as Error).message}`);
+      }
+      let maxDrop: ReturnType<typeof parseTolerance> | false | undefined;
+      try {
+        maxDrop =
+          opts.maxDrop === undefined ? undefined : opts.maxDrop === 'off' ? false : parseTolerance(opts.maxDrop);
+      } catch (err) {
+        throw new CliError(`--max-drop: ${(err as Error).message}`);
       }
       if (opts.resamples !== undefined && opts.resamples < 100) throw new CliError('--resamples must be at least 100');
       const open = async (ref: string) => {
@@ -92,6 +103,7 @@ export function register(program: Command): void {
             alpha: opts.alpha,
             strict: opts.strict ?? false,
             tolerance,
+            maxDrop,
             gate: opts.gate,
             quarantine: opts.quarantine,
             seed: opts.seed,
@@ -113,7 +125,10 @@ export function register(program: Command): void {
           } else {
             process.stdout.write(render(opts.format, false));
           }
-          if (opts.failOnRegression && !comparison.gate.passed) process.exitCode = EXIT.gate;
+          if (opts.failOnRegression && comparison.gate.status === 'failed') process.exitCode = EXIT.gate;
+          else if (opts.failOnRegression && comparison.gate.status === 'inconclusive') {
+            process.exitCode = EXIT.inconclusive;
+          }
         } finally {
           await candidate.close();
         }

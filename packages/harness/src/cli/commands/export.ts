@@ -1,5 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
-import { CliError, EXIT } from '../common.js';
+import { CliError, collect, EXIT } from '../common.js';
 
 function keyValue(value: string, previous: Record<string, unknown> | undefined): Record<string, unknown> {
   const eq = value.indexOf('=');
@@ -30,10 +30,21 @@ export function register(program: Command): void {
     .option('--option <key=value>', 'reporter option (value parsed as JSON when it can be), repeatable', keyValue)
     .option('--store <url>', 'run index for run ids (default: HARNESS_STORE_URL, else <runs-dir>/index.sqlite)')
     .option('--runs-dir <dir>', 'folder of run folders (for run ids)', 'runs')
+    .option('--plugin <module>', 'load a plugin module first, e.g. a reporter (path or package; repeatable)', collect)
     .action(async (ref, opts) => {
       // Only the reporters are needed (not every adapter and evaluator), which keeps export quick to start.
       const { reporterRegistry } = await import('../../reporters/index.js');
       const { resolveRun, RunReferenceError } = await import('../../comparison/resolve-run.js');
+      if (opts.plugin) {
+        const { importModule } = await import('../../plugins/import.js');
+        for (const p of opts.plugin) {
+          try {
+            await importModule(p, process.cwd());
+          } catch (err) {
+            throw new CliError(`cannot load plugin '${p}': ${(err as Error).message}`, EXIT.usage);
+          }
+        }
+      }
       const plugin = reporterRegistry.get(opts.format);
       const parsed = plugin.options.safeParse(opts.option ?? {});
       if (!parsed.success) {

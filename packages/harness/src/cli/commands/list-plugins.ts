@@ -1,5 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
-import { CliError } from '../common.js';
+import { CliError, collect } from '../common.js';
 
 const CATEGORIES = ['evaluators', 'metrics', 'adapters', 'reporters'] as const;
 type Category = (typeof CATEGORIES)[number];
@@ -19,14 +19,21 @@ export function register(program: Command): void {
     .description('list registered evaluators, metrics, adapters and reporters with one-line descriptions')
     .argument('[category]', `one of ${CATEGORIES.join(', ')} (default: all)`)
     .option('--json', 'print as JSON')
-    .option('--plugin <module...>', 'also load these plugin modules (paths or package names)')
+    // One module per flag (repeatable), not variadic: a variadic flag swallowed the category after it.
+    .option('--plugin <module>', 'also load this plugin module (path or package name; repeatable)', collect)
     .action(async (categoryWord, opts) => {
       const category = resolveCategory(categoryWord);
       const { loadBuiltins } = await import('../common.js');
       await loadBuiltins();
       if (opts.plugin) {
         const { importModule } = await import('../../plugins/import.js');
-        for (const p of opts.plugin) await importModule(p, process.cwd());
+        for (const p of opts.plugin) {
+          try {
+            await importModule(p, process.cwd());
+          } catch (err) {
+            throw new CliError(`cannot load plugin '${p}': ${(err as Error).message}`);
+          }
+        }
       }
       const [{ evaluatorRegistry }, { metricRegistry }, { adapterRegistry }, { reporterRegistry }] = await Promise.all([
         import('../../evaluators/base.js'),

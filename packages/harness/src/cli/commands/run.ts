@@ -183,7 +183,7 @@ export async function executeRun(
 ): Promise<number> {
   const { loadBuiltins } = await import('../common.js');
   await loadBuiltins();
-  const reporters = await resolveReporters(request.formats);
+  // The suite first: its `plugins:` may register the reporters named in --format. Both happen before any case runs.
   const suite = await loadRunSuite(request.suitePath, Boolean(request.queue));
   const reporters = await resolveReporters(request.formats);
   setScrub((t) => suite.redactor.text(t));

@@ -40,7 +40,7 @@ export function register(program: Command): void {
           'cases',
           'pass rate',
           'score',
-          'time',
+          'call time (sum)',
           'metrics',
         ]);
         for (const r of page.items) {
@@ -94,7 +94,7 @@ export function register(program: Command): void {
           `  cases    ${run.total} (passed ${run.passed}, failed ${run.failed}, errors ${run.errored}, skipped ${run.skipped})  pass rate ${pct(run.pass_rate)}  mean score ${num(run.mean_score)}`,
         );
         out.push(
-          `  time     ${seconds(run.total_duration)} agent time${run.total_cost !== null ? `   cost $${run.total_cost.toFixed(4)}` : ''}`,
+          `  time     ${seconds(run.total_duration)} call time (sum over cases)${run.total_cost !== null ? `   cost $${run.total_cost.toFixed(4)}` : ''}`,
         );
         if (run.thresholds_passed !== null)
           out.push(`  gate     thresholds ${run.thresholds_passed ? 'met' : 'FAILED'}`);

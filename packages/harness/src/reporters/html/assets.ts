@@ -77,7 +77,7 @@ function cell(text,cls){var d=el('div',text,cls);d.setAttribute('role','gridcell
 function row(i){var c=cases[i];var r=el('div',null,'row');r.id='case-'+i;r.setAttribute('data-i',String(i));r.setAttribute('role','row');r.tabIndex=0;
  var s=el('div');s.setAttribute('role','gridcell');s.appendChild(el('span',LABEL[c.status]||c.status,'badge s-'+c.status));r.appendChild(s);
  var n=cell(c.name);if(c.name!==c.id)n.appendChild(el('span',c.id,'id'));r.appendChild(n);
- r.appendChild(cell(c.repeat,'num'));r.appendChild(cell(c.score.toFixed(3),'num'));r.appendChild(cell(c.duration.toFixed(2)+' s','num'));
+ r.appendChild(cell(c.repeat,'num'));r.appendChild(cell(c.score.toFixed(3),'num'));r.appendChild(cell(c.call_time,'num'));
  var t=cell('');c.tags.forEach(function(x){t.appendChild(el('span',x,'tag'));});t.title=c.tags.join(', ');r.appendChild(t);
  r.appendChild(cell(c.reason,'muted'));r.appendChild(cell(c.preview,'muted'));return r;}
 var pending=false,rendered=new Map(),empty=null;
@@ -119,7 +119,7 @@ function open(i,push){
  var c=cases[i];if(!c)return;
  content.textContent='';
  content.appendChild(el('h3',c.name));
- content.appendChild(el('div',c.id+' · repeat '+c.repeat+' · '+c.status+' · score '+c.score.toFixed(3)+' · '+c.duration.toFixed(3)+' s'+(c.attempts>1?' · '+c.attempts+' attempts':'')+(c.cost!==null?' · $'+c.cost:'')+(c.tokens?' · '+c.tokens:''),'note'));
+ content.appendChild(el('div',c.id+' · repeat '+c.repeat+' · '+c.status+' · score '+c.score.toFixed(3)+' · call time '+c.call_time+(c.reported_latency?' · reported latency '+c.reported_latency:'')+(c.attempts>1?' · '+c.attempts+' attempts':'')+(c.cost!==null?' · $'+c.cost:'')+(c.tokens?' · '+c.tokens:''),'note'));
  add(section('Input',c.input));add(section('Expected',c.expected));add(section('Output',c.output));add(section('Agent error',c.error));
  if(c.evaluations.length){content.appendChild(el('h4','Evaluations ('+c.evaluations.length+')'));
   var t=el('table');var hr=el('tr');['Evaluator','Score','Result','Explanation'].forEach(function(h){hr.appendChild(el('th',h));});t.appendChild(hr);

@@ -1,6 +1,8 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource react */
 /** Server-rendered parts of the HTML report. React escapes every text and attribute value. */
+
+import { formatSeconds, TIME_LABELS } from '../../core/durations.js';
 import type { CaseStatus, TestCaseResult } from '../../core/result.js';
 import type { ExperimentHeader } from '../base.js';
 import { outputOf, reasonOf } from '../support/text.js';
@@ -77,7 +79,7 @@ export function Summary({ header, stats }: { header: ExperimentHeader; stats: Re
   const pct = (n: number) => (judged > 0 ? `${((n / judged) * 100).toFixed(1)}%` : '—');
   const metrics = Object.values(header.metrics);
   const t = header.thresholds;
-  const unitLatency = (x: number | null) => (x === null ? '—' : `${Number(x.toPrecision(3))} s`);
+  const unitLatency = (x: number | null) => (x === null ? '—' : formatSeconds(x));
   return (
     <section id="summary">
       <div className="cards">
@@ -87,8 +89,8 @@ export function Summary({ header, stats }: { header: ExperimentHeader; stats: Re
         <Card value={String(s.counts.error)} label="agent errors" />
         {s.counts.skipped > 0 ? <Card value={String(s.counts.skipped)} label="skipped" /> : null}
         <Card value={s.total > 0 ? (s.scoreSum / s.total).toFixed(3) : '—'} label="mean score" />
-        <Card value={unitLatency(s.latencyMean)} label="mean latency" />
-        <Card value={unitLatency(s.latencyP95)} label="p95 latency" />
+        <Card value={unitLatency(s.latencyMean)} label={`mean ${TIME_LABELS.reportedLatency}`} />
+        <Card value={unitLatency(s.latencyP95)} label={`p95 ${TIME_LABELS.reportedLatency}`} />
         {s.costCount > 0 ? <Card value={`$${Number(s.costSum.toPrecision(4))}`} label="total cost" /> : null}
         {s.tokenSum > 0 ? <Card value={s.tokenSum.toLocaleString('en-US')} label="tokens" /> : null}
       </div>
@@ -198,7 +200,7 @@ export function GridHead() {
     ['name', 'Case', ''],
     ['repeat', 'Repeat', 'num'],
     ['score', 'Score', 'num'],
-    ['duration', 'Duration', 'num'],
+    ['duration', 'Call time', 'num'],
     ['tags', 'Tags', ''],
     ['reason', 'Reason', ''],
     ['output', 'Output', ''],

@@ -28,7 +28,11 @@ export function reasonOf(result: TestCaseResult): string {
   if (result.output.error !== null && result.output.error !== undefined) return `agent error: ${result.output.error}`;
   const failing = result.evaluations.find((e) => !e.passed && e.explanation);
   if (failing) return `${failing.evaluator}: ${failing.explanation}`;
-  return result.evaluations.find((e) => e.explanation)?.explanation ?? '';
+  const first = result.evaluations.find((e) => e.explanation)?.explanation;
+  if (first !== undefined) return first;
+  // A case nothing judged carries the runner's note; without it the report would show an empty reason.
+  const note = result.metadata?.note;
+  return typeof note === 'string' ? note : '';
 }
 
 /** Text for a Markdown table cell: no line breaks, pipes escaped, HTML neutralised, length capped. */

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { reportedLatencyIfDifferent, TIME_LABELS } from '../../../src/core/durations.js';
 import { getCase, type TestCaseResult } from '../api';
 import { StatusBadge } from '../components/Badges';
 import { Timeline } from '../components/Timeline';
@@ -58,8 +59,13 @@ export function CasePage({ runId, testId, repeat }: { runId: string; testId: str
           <div className="card-value">{num(result.score, 3)}</div>
         </div>
         <div className="card">
-          <div className="card-label">Duration</div>
+          <div className="card-label">{TIME_LABELS.callTime}</div>
           <div className="card-value">{secs(result.duration)}</div>
+          {reportedLatencyIfDifferent(result.duration, out.latency) !== null && (
+            <div className="muted">
+              {TIME_LABELS.reportedLatency} {secs(out.latency)}
+            </div>
+          )}
           {out.time_to_first_token !== null && <div className="muted">first token {secs(out.time_to_first_token)}</div>}
         </div>
         <div className="card">

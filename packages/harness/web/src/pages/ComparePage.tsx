@@ -130,7 +130,13 @@ export function ComparePage({
         {cmp && (
           <div className={`card gate ${cmp.gate.passed ? 'gate-pass' : 'gate-fail'}`}>
             <div className="card-label">Regression gate ({cmp.gate.mode})</div>
-            <div className="card-value">{cmp.gate.passed ? 'no significant regression' : 'regression'}</div>
+            <div className="card-value">
+              {cmp.gate.passed
+                ? 'no significant regression'
+                : cmp.gate.status === 'inconclusive'
+                  ? 'inconclusive: big drop, too few cases'
+                  : 'regression'}
+            </div>
             <div className="muted">
               α = {cmp.gate.alpha} · {cmp.paired.pairs} paired {cmp.paired.unit === 'case' ? 'cases' : 'case runs'}
               {cmp.paired.excluded_quarantined ? ` · ${cmp.paired.excluded_quarantined} quarantined excluded` : ''}
@@ -143,6 +149,13 @@ export function ComparePage({
         <ul className="violations">
           {cmp.gate.violations.map((v) => (
             <li key={v.metric_name + v.condition}>{v.message}</li>
+          ))}
+        </ul>
+      )}
+      {cmp && (cmp.gate.inconclusive ?? []).length > 0 && (
+        <ul className="violations">
+          {cmp.gate.inconclusive.map((v) => (
+            <li key={`inconclusive-${v.measure}`}>{v.message}</li>
           ))}
         </ul>
       )}

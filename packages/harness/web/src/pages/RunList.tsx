@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { TIME_LABELS, wallSeconds } from '../../../src/core/durations.js';
 import { getRuns, getSuites, type Page, type RunSummary, type SuiteSummary } from '../api';
 import { PassBar, StateBadge } from '../components/Badges';
 import { num, secs, when } from '../format';
@@ -84,7 +85,9 @@ export function RunList({ suite }: { suite: string | null }) {
               <th>Pass rate</th>
               <th className="num">Score</th>
               <th>Metrics</th>
-              <th className="num">Agent time</th>
+              <th className="num" title="from the run's start to its end">
+                {TIME_LABELS.wallTime}
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -128,7 +131,9 @@ export function RunList({ suite }: { suite: string | null }) {
                       </span>
                     ))}
                 </td>
-                <td className="num">{secs(r.total_duration)}</td>
+                <td className="num" title={`${TIME_LABELS.callTimeSum} ${secs(r.total_duration)}`}>
+                  {secs(wallSeconds(r.started_at, r.finished_at))}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { TIME_LABELS, wallSeconds } from '../../../src/core/durations.js';
 import { type CaseSummary, getCases, getRun, type RunDetail } from '../api';
 import { PassBar, StateBadge, StatusBadge } from '../components/Badges';
 import { VirtualGrid } from '../components/VirtualGrid';
@@ -111,17 +112,21 @@ export function RunPage({ id, query }: { id: string; query: URLSearchParams }) {
             <div className="card-label">{m.name}</div>
             <div className="card-value">{m.formatted_value}</div>
             <div className="muted">
+              {m.direction.replaceAll('_', ' ')}
               {m.lower !== null && m.upper !== null
-                ? `${Math.round((m.level ?? 0.95) * 100)}% CI [${num(m.lower)}, ${num(m.upper)}]`
-                : m.direction.replaceAll('_', ' ')}
+                ? ` · ${Math.round((m.level ?? 0.95) * 100)}% CI [${num(m.lower)}, ${num(m.upper)}]`
+                : ''}
               {m.sample_size !== null ? ` · n=${m.sample_size}` : ''}
             </div>
           </div>
         ))}
         <div className="card">
-          <div className="card-label">Agent time</div>
-          <div className="card-value">{secs(run.total_duration)}</div>
-          <div className="muted">{run.total_cost !== null ? `$${run.total_cost.toFixed(4)}` : 'no cost recorded'}</div>
+          <div className="card-label">{TIME_LABELS.wallTime}</div>
+          <div className="card-value">{secs(wallSeconds(run.started_at, run.finished_at))}</div>
+          <div className="muted">
+            {TIME_LABELS.callTimeSum} {secs(run.total_duration)} ·{' '}
+            {run.total_cost !== null ? `$${run.total_cost.toFixed(4)}` : 'no cost recorded'}
+          </div>
         </div>
       </div>
 
@@ -229,7 +234,7 @@ export function RunPage({ id, query }: { id: string; query: URLSearchParams }) {
             <div>Status</div>
             <div>Case</div>
             <div className="num">Score</div>
-            <div className="num">Time</div>
+            <div className="num">{TIME_LABELS.callTime}</div>
             <div>Tags</div>
             <div>Evaluators</div>
             <div>Output</div>

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { formatSeconds, TIME_LABELS, wallSeconds } from '../../../src/core/durations.js';
+import { consoleReporter } from '../../../src/reporters/console.js';
+import { htmlReporter } from '../../../src/reporters/html.js';
+import { secs } from '../../../web/src/format.js';
+import { experiment } from '../comparison/fixtures.js';
+
+/** Defect 8: one definition of each duration, the same label and the same text in console, HTML and viewer. */
+describe('durations', () => {
+  it('formats seconds once: ms under a second, seconds under two minutes, then min + s (never "60 s")', () => {
+    expect(formatSeconds(0.066)).toBe('66 ms');
+    expect(formatSeconds(0.34)).toBe('340 ms');
+    expect(formatSeconds(17)).toBe('17.00 s');
+    expect(formatSeconds(137)).toBe('2 min 17 s');
+    expect(formatSeconds(179.7)).toBe('3 min 0 s');
+    expect(formatSeconds(null)).toBe('–');
+    // The viewer uses the very same function.
+    for (const v of [0.066, 0.34, 17, 137, 179.7]) expect(secs(v)).toBe(formatSeconds(v));
+  });
+
+  it('wall time comes from the run stamps, not from summing concurrent call times', () => {
+    expect(wallSeconds('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:17.000Z')).toBe(17);
+    expect(wallSeconds('2026-01-01T00:00:00.000Z', null)).toBeNull();
+    expect(wallSeconds('garbage', '2026-01-01T00:00:17.000Z')).toBeNull();
+  });
+
+  it('console and HTML show the same call time for the same case, and the agent-reported latency apart', async () => {
+    const run = experiment('t', [{ id: 'slowly-reported', passed: false }]);
+    run.results[0].duration = 0.066; // measured by the harness
+    run.results[0].output.latency = 0.34; // reported by the agent
+    const text = await consoleReporter.create({ color: false } as never).report(run);
+    expect(text).toContain(TIME_LABELS.callTime);
+    expect(text).toMatch(/slowly-reported.*66 ms/);
+    expect(text).not.toMatch(/slowly-reported.*340 ms/);
+    const html = await htmlReporter.create({} as never).report(run);
+    expect(html).toContain('"call_time":"66 ms"');
+    expect(html).toContain('"reported_latency":"340 ms"');
+    expect(html).toContain('Call time');
+  });
+});
