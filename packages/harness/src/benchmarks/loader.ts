@@ -5,23 +5,17 @@ import type { z } from 'zod';
 import { adapterRegistry } from '../adapters/base.js';
 import type { ThresholdRule } from '../core/experiment.js';
 import type { EvaluatorConfig, TestCase } from '../core/testcase.js';
-import {
-  CommonEvaluatorOptions,
-  evaluatorRegistry,
-  PluginOptionsError,
-  parseOptions,
-  splitEvaluatorOptions,
-} from '../evaluators/base.js';
+import { CommonEvaluatorOptions, evaluatorRegistry, PluginOptionsError, parseOptions } from '../evaluators/base.js';
 import { metricRegistry } from '../metrics/base.js';
 import { importModule } from '../plugins/import.js';
 import type { PluginBase } from '../plugins/registry.js';
 import type { MetricSpec, SuiteLike } from '../runner/runner.js';
-import { registerCredentialPositions, SecretScrubber } from '../secrets/scrubber.js';
 import { caseContentId } from './hash.js';
 import { type InterpolationIssue, interpolateEnv } from './interpolate.js';
 import { formatIssue, type PathKey, PositionedDocument, type SuiteIssue } from './positions.js';
 import { SuiteCase, type SuiteDefaults, type SuiteEvaluator, SuiteFile, type SuiteMetric } from './schema.js';
 import { isIssue, type RawCase, readCaseFile } from './sources.js';
+import { registerCredentialPositions, SecretScrubber } from '../secrets/scrubber.js';
 
 /** Reported when a suite (or one of its case files) has problems; `issues` holds every one of them. */
 export class SuiteValidationError extends Error {
@@ -98,15 +92,15 @@ export async function validateSuite(
     return { suite: null, issues };
   }
   const raw = js as Record<string, unknown>;
-  // Credential positions of the agent's options are secrets whatever their source (`{{env.X}}` included).
-  const agentSpec = raw.agent as { options?: unknown } | null | undefined;
-  if (agentSpec && typeof agentSpec === 'object') registerCredentialPositions(agentSpec.options, env, redactor);
   const baseDir = dirname(abs);
 
   // Plugins first, so third-party evaluators/adapters/metrics are registered before names are checked.
   if (Array.isArray(raw.plugins)) {
     for (let i = 0; i < raw.plugins.length; i++) {
       const spec = raw.plugins[i];
+  // Credential positions of the agent's options are secrets whatever their source (`{{env.X}}` included).
+  const agentSpec = raw.agent as { options?: unknown } | null | undefined;
+  if (agentSpec && typeof agentSpec === 'object') registerCredentialPositions(agentSpec.options, env, redactor);
       if (typeof spec !== 'string') continue;
       try {
         await importModule(spec, baseDir);
@@ -144,9 +138,7 @@ export async function validateSuite(
   const metricNames = metricSpecs(parsed.success ? parsed.data.metrics : undefined).map((m) =>
     (typeof m === 'string' ? m : m.name).toLowerCase(),
   );
-  // Cross-field check on a valid shape only: with a schema error elsewhere, `metrics` is not known and every
-  // threshold would be reported as "not in metrics" on top of the real problem.
-  if (parsed.success && raw.thresholds && typeof raw.thresholds === 'object') {
+  if (raw.thresholds && typeof raw.thresholds === 'object') {
     for (const name of Object.keys(raw.thresholds)) {
       if (!metricNames.includes(name.toLowerCase())) {
         issues.push(
@@ -321,14 +313,9 @@ function metricSpecs(metrics: SuiteMetric[] | undefined): MetricSpec[] {
 }
 
 export function toEvaluatorConfig(e: SuiteEvaluator): EvaluatorConfig {
-  if (typeof e === 'string') return { name: e, options: {}, weight: 1 };
-  return {
-    name: e.name,
-    options: e.options ?? {},
-    weight: e.weight ?? 1,
-    ...(e.not !== undefined ? { not: e.not } : {}),
-    ...(e.threshold !== undefined ? { threshold: e.threshold } : {}),
-  };
+  return typeof e === 'string'
+    ? { name: e, options: {}, weight: 1 }
+    : { name: e.name, options: e.options ?? {}, weight: e.weight ?? 1 };
 }
 
 /** Turn zod issues into located issues; union failures report the branch that matches the value's shape. */
@@ -408,20 +395,19 @@ function checkEvaluatorEntry(entry: unknown, path: PathKey[], locate: Locate, is
     options = (entry as { options?: unknown }).options;
     nameField = 'name';
   } else return;
-  const plugin = evaluatorRegistry.has(name) ? evaluatorRegistry.get(name) : undefined;
-  if (plugin && options && typeof options === 'object' && !Array.isArray(options)) {
-    // Only the common options written inside `options` are checked here (the entry-level ones by the schema).
-    const { common } = splitEvaluatorOptions(plugin, { options: options as Record<string, unknown> });
-    const parsed = CommonEvaluatorOptions.safeParse(common);
-    if (!parsed.success) {
-      for (const i of parsed.error.issues) {
+  if (options && typeof options === 'object' && !Array.isArray(options)) {
+    const { not, threshold } = options as Record<string, unknown>;
+    const common = CommonEvaluatorOptions.safeParse({ not, threshold });
+    if (!common.success) {
+      for (const i of common.error.issues) {
         issues.push(locate([...path, 'options', ...(i.path as PathKey[])], `invalid evaluator option: ${i.message}`));
       }
     }
   }
-  checkPlugin('evaluator', evaluatorRegistry, name, options, path, locate, issues, nameField, (o) =>
-    plugin ? splitEvaluatorOptions(plugin, { options: o }).own : o,
-  );
+  checkPlugin('evaluator', evaluatorRegistry, name, options, path, locate, issues, nameField, (o) => {
+    const { not: _n, threshold: _t, ...own } = o;
+    return own;
+  });
 }
 
 /** Validate one raw case, merge defaults, and give it a stable id. Returns null (with issues) if invalid. */

@@ -20,21 +20,28 @@ export const cost = defineBuiltinMetric({
     let judge = 0;
     let reported = 0;
     let estimated = 0;
+    let unpriced = 0;
     const perCase: number[] = [];
     for (const r of results) {
       const a = r.output.cost ?? 0;
       if (r.output.cost !== null) reported++;
       if (r.output.cost_is_estimated) estimated++;
-      const j = judgeTotals(r).cost;
+      const totals = judgeTotals(r);
+      const j = totals.cost;
+      if (totals.unpriced) unpriced++;
       agent += a;
       judge += j;
       perCase.push(opts.include === 'agent' ? a : opts.include === 'judge' ? j : a + j);
     }
     const value = opts.include === 'agent' ? agent : opts.include === 'judge' ? judge : agent + judge;
     const perCaseMean = results.length === 0 ? 0 : value / results.length;
+    // A judge model with no known price adds $0: say so rather than show a total that looks complete.
+    const incomplete = unpriced > 0 && opts.include !== 'agent';
     return {
       value,
-      formatted_value: usd(value),
+      formatted_value: incomplete
+        ? `${usd(value)} (incomplete: ${unpriced} run(s) with an unpriced judge)`
+        : usd(value),
       sample_size: results.length,
       details: {
         include: opts.include,
@@ -45,6 +52,8 @@ export const cost = defineBuiltinMetric({
         per_case_interval: meanIntervalFor(results, perCase),
         reported_runs: reported,
         estimated_runs: estimated,
+        judge_unpriced_runs: unpriced,
+        judge_cost_complete: unpriced === 0,
       },
     };
   },

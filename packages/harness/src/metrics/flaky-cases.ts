@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TestCaseResult } from '../core/result.js';
 import { byCase } from './support/cases.js';
 import { defineBuiltinMetric, rateInterval } from './support/common.js';
 
@@ -8,9 +9,27 @@ const Options = z.object({
 });
 
 /**
- * Number of repeated cases whose runs disagree (some pass, some do not). Each listed case carries its pass
- * rate and flip rate (share of consecutive repeats whose outcome changed); details give the flaky share of
- * repeated cases with a Wilson 95% interval.
+ * Why a case's repeats disagreed: `judge` when every run gave the judge the same output (only the verdict
+ * changed), `agent` when the output changed or no LLM judge was involved (deterministic evaluators give the same
+ * verdict on the same output).
+ */
+function varianceSource(runs: TestCaseResult[]): 'agent' | 'judge' {
+  const hashes = runs.map((r) => {
+    const hs = r.evaluations
+      .map((e) => (e.details?.judge as { output_sha256?: unknown } | undefined)?.output_sha256)
+      .filter((h): h is string => typeof h === 'string');
+    return hs.length > 0 ? hs[0] : null;
+  });
+  if (hashes.some((h) => h === null)) return 'agent';
+  return hashes.every((h) => h === hashes[0]) ? 'judge' : 'agent';
+}
+
+/**
+ * Number of repeated cases whose agent behaved inconsistently (some runs pass, some do not, and the output
+ * changed). Cases where only an LLM judge's verdict changed on an identical output are counted apart
+ * (`judge_flaky`): they measure the judge, not the agent. Each listed case carries its pass rate, flip rate
+ * (share of consecutive repeats whose outcome changed) and `cause`; details give the flaky share of repeated
+ * cases with a Wilson 95% interval.
  */
 export const flakyCases = defineBuiltinMetric({
   name: 'flaky_cases',
@@ -32,6 +51,7 @@ export const flakyCases = defineBuiltinMetric({
           pass_rate: c.passed / c.runs.length,
           flip_rate: flips / (c.runs.length - 1),
           outcomes: c.runs.map((r) => (r.status === 'passed' ? 'P' : r.status === 'error' ? 'E' : 'F')).join(''),
+          cause: varianceSource(c.runs),
         };
       })
       .sort(
@@ -40,15 +60,22 @@ export const flakyCases = defineBuiltinMetric({
           Math.abs(0.5 - a.pass_rate) - Math.abs(0.5 - b.pass_rate) ||
           a.test_id.localeCompare(b.test_id),
       );
-    const share = repeated.length === 0 ? 0 : flaky.length / repeated.length;
+    const agentFlaky = flaky.filter((c) => c.cause === 'agent').length;
+    const judgeFlaky = flaky.length - agentFlaky;
+    const share = repeated.length === 0 ? 0 : agentFlaky / repeated.length;
     return {
-      value: flaky.length,
-      formatted_value: repeated.length === 0 ? '0 (no repeats)' : `${flaky.length} of ${repeated.length}`,
+      value: agentFlaky,
+      formatted_value:
+        repeated.length === 0
+          ? '0 (no repeats)'
+          : `${agentFlaky} of ${repeated.length}${judgeFlaky > 0 ? ` (+${judgeFlaky} where only the judge's verdict changed)` : ''}`,
       sample_size: repeated.length,
       details: {
         repeated_cases: repeated.length,
+        agent_flaky: agentFlaky,
+        judge_flaky: judgeFlaky,
         flaky_share: share,
-        flaky_share_interval: rateInterval(flaky.length, repeated.length),
+        flaky_share_interval: rateInterval(agentFlaky, repeated.length),
         cases: flaky.slice(0, opts.list),
       },
     };

@@ -49,6 +49,10 @@ function slimJudge(judge: unknown): Record<string, unknown> {
   if (judge === null || typeof judge !== 'object') return EMPTY_OBJECT;
   const j = judge as Record<string, unknown>;
   const out: Record<string, unknown> = { cost: j.cost, usage: j.usage, calls: j.calls };
+  // Unpriced judges flag the cost metric; the output hash lets flaky_cases tell agent from judge variance.
+  if (j.cost_unpriced !== undefined) out.cost_unpriced = j.cost_unpriced;
+  if (j.cost_known !== undefined) out.cost_known = j.cost_known;
+  if (typeof j.output_sha256 === 'string') out.output_sha256 = j.output_sha256;
   if (Array.isArray(j.panel)) {
     out.panel = (j.panel as Record<string, unknown>[]).map((p) => ({
       judge: p.judge,

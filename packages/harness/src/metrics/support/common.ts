@@ -24,6 +24,11 @@ export function agentFailed(r: TestCaseResult): boolean {
   return isError(r.output);
 }
 
+/** An LLM judge gave no usable verdict on this run (the agent answered): its score is unknown, not 0. */
+export function judgeFailed(r: TestCaseResult): boolean {
+  return !isError(r.output) && r.evaluations.some((e) => e.error && e.details?.judge !== undefined);
+}
+
 /** Seconds the agent took: its reported latency, else the runner's wall clock. */
 export function latencyOf(r: TestCaseResult): number {
   return r.output.latency ?? r.duration;
@@ -91,15 +96,27 @@ export interface JudgeTotals {
   input_tokens: number;
   output_tokens: number;
   calls: number;
+  /** Some judge call had no known price: `cost` undercounts. */
+  unpriced: boolean;
+  /** Judge evaluations that ended in an error (no usable verdict). */
+  errors: number;
 }
 
 export function judgeTotals(r: TestCaseResult): JudgeTotals {
-  const t: JudgeTotals = { cost: 0, input_tokens: 0, output_tokens: 0, calls: 0 };
+  const t: JudgeTotals = { cost: 0, input_tokens: 0, output_tokens: 0, calls: 0, unpriced: false, errors: 0 };
   for (const e of r.evaluations) {
     const j = e.details?.judge as
-      | { cost?: unknown; usage?: { input_tokens?: unknown; output_tokens?: unknown }; calls?: unknown }
+      | {
+          cost?: unknown;
+          usage?: { input_tokens?: unknown; output_tokens?: unknown };
+          calls?: unknown;
+          cost_unpriced?: unknown;
+          cost_known?: unknown;
+        }
       | undefined;
     if (!j || typeof j !== 'object') continue;
+    if (e.error) t.errors++;
+    if (j.cost_unpriced === true || j.cost_known === false) t.unpriced = true;
     if (typeof j.cost === 'number') t.cost += j.cost;
     if (j.usage && typeof j.usage === 'object') {
       if (typeof j.usage.input_tokens === 'number') t.input_tokens += j.usage.input_tokens;
