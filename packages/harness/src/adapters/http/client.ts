@@ -18,7 +18,7 @@ import { type CompiledJsonPath, compileJsonPath } from './json-path.js';
 import { type CompiledMapping, compileMapping } from './mapping.js';
 import type { HttpOptions } from './options.js';
 import { NdjsonParser, SseParser, StreamAccumulator } from './stream.js';
-import { type CompiledTemplate, compileTemplate, type TemplateScope } from './template.js';
+import { type CompiledTemplate, compileTemplate, compileUrlTemplate, type TemplateScope } from './template.js';
 
 type StreamKind = 'sse' | 'ndjson';
 type RequestFn = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
@@ -112,7 +112,7 @@ export class HttpAgent implements Agent {
     this.#options = options;
     // The run's scrubber when there is one, so what this adapter learns is scrubbed from every file the run writes.
     this.#scrubber = ctx.secrets ?? new SecretScrubber();
-    this.#url = compileTemplate(options.url, 'url');
+    this.#url = compileUrlTemplate(options.url, 'url');
     this.#headers = compileTemplate(
       Object.fromEntries(Object.entries(options.headers).map(([k, v]) => [k.toLowerCase(), v])),
       'headers',

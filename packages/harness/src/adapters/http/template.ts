@@ -5,7 +5,9 @@ import { type CompiledJsonPath, compileJsonPath, JsonPathError } from './json-pa
  *
  * An expression is a path from one of the roots `input`, `vars`, `env`, `test`, `repeat`, `attempt`
  * (`{{input}}`, `{{input.question}}`, `{{vars.items[0]}}`, `{{env.API_KEY}}`, `{{test.id}}`), optionally followed by
- * filters: `| json` (JSON text) and `| urlencode`. A value that is exactly one expression keeps its type when
+ * filters: `| json` (JSON text), `| urlencode` and `| raw`. In a URL (compileUrlTemplate) values in the path, query and
+ * fragment are percent-encoded by default, so `{{input}}` = `../../admin` stays one segment; `| raw` inserts the value
+ * as it is, for templates that mean to build a path. A value that is exactly one expression keeps its type when
  * rendered into a JSON body (`"{{input}}"` with an object input becomes the object); inside text, objects render
  * as JSON. A path that does not resolve is an error, never silently an empty string.
  *
@@ -18,7 +20,7 @@ export const TEMPLATE_ROOTS = ['input', 'vars', 'env', 'test', 'repeat', 'attemp
 export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];
 export type TemplateScope = Partial<Record<TemplateRoot, unknown>>;
 
-const FILTERS = ['json', 'urlencode'] as const;
+const FILTERS = ['json', 'urlencode', 'raw'] as const;
 type Filter = (typeof FILTERS)[number];
 
 /** A template mistake; `where` is the field path of the option that holds it (e.g. `headers.x-user`). */
@@ -61,7 +63,9 @@ function parseExpression(raw: string, where: string): Expression {
   }
   const filters = filterTexts.map((f) => {
     if (!FILTERS.includes(f as Filter)) {
-      throw new TemplateError(`${where}: unknown filter '${f}' in '{{${raw}}}' (expected ${FILTERS.join(' or ')})`);
+      throw new TemplateError(
+        `${where}: unknown filter '${f}' in '{{${raw}}}' (expected ${FILTERS.slice(0, -1).join(', ')} or ${FILTERS.at(-1)})`,
+      );
     }
     return f as Filter;
   });
@@ -94,7 +98,8 @@ function resolve(expr: Expression, scope: TemplateScope, where: string): unknown
   }
   for (const f of expr.filters) {
     if (f === 'json') value = JSON.stringify(value);
-    else value = encodeURIComponent(asText(value));
+    else if (f === 'urlencode') value = encodeURIComponent(asText(value));
+    // `raw` changes nothing here: it only turns off the URL template's default encoding.
   }
   return value;
 }
@@ -197,6 +202,83 @@ export function compileTemplate<T = unknown>(value: T, where: string): CompiledT
     render: (scope) => renderNode(node, scope, true) as T,
     renderText: (scope) => renderNode(node, scope, false) as T,
   };
+}
+
+type UrlPart = 'origin' | 'path' | 'query' | 'fragment';
+
+/**
+ * Which part of the URL each expression lands in, from the literal text around it: anything before the first `/`
+ * after the authority is the origin (a `{{env.API_BASE}}` base URL, a host), then path, query (`?`), fragment (`#`).
+ */
+function urlParts(parts: Part[]): UrlPart[] {
+  const out: UrlPart[] = [];
+  let state: UrlPart = 'origin';
+  let seen = '';
+  for (const p of parts) {
+    if (typeof p !== 'string') {
+      out.push(state);
+      seen += 'x';
+      continue;
+    }
+    for (const ch of p) {
+      if (state === 'origin') {
+        // `scheme://`: the two slashes belong to the origin; the next slash starts the path.
+        if (ch === '/' && !/:\/?$/.test(seen)) state = 'path';
+        else if (ch === '?') state = 'query';
+        else if (ch === '#') state = 'fragment';
+      } else if (state === 'path') {
+        if (ch === '?') state = 'query';
+        else if (ch === '#') state = 'fragment';
+      } else if (state === 'query' && ch === '#') state = 'fragment';
+      seen += ch;
+    }
+  }
+  return out;
+}
+
+/**
+ * Compile a request URL template. Values landing in the path, query or fragment are percent-encoded (RFC 3986
+ * unreserved characters kept), so a case input can neither add path segments (`../../admin`), nor query
+ * parameters (`&admin=1`), nor change the host; a value that would be a whole `.` or `..` segment is refused
+ * (URL parsers resolve it, even percent-encoded). `| raw` inserts a value unencoded, `| urlencode` encodes it
+ * once (never twice). Values before the path (`{{env.API_BASE}}/ask`, a templated host) are inserted as they are.
+ */
+export function compileUrlTemplate(value: string, where: string): CompiledTemplate<string> {
+  const base = compileTemplate(value, where);
+  const parts = parseString(value, where);
+  const places = urlParts(parts);
+  const render = (scope: TemplateScope): string => {
+    let out = '';
+    let n = 0;
+    const inPath: { start: number; expr: Expression }[] = [];
+    for (const p of parts) {
+      if (typeof p === 'string') {
+        out += p;
+        continue;
+      }
+      const place = places[n++];
+      const text = asText(resolve(p, scope, where));
+      if (place === 'origin' || p.filters.includes('raw') || p.filters.includes('urlencode')) {
+        out += text;
+        continue;
+      }
+      if (place === 'path') inPath.push({ start: out.length, expr: p });
+      out += encodeURIComponent(text);
+    }
+    // A segment made (partly) of values that reads `.` or `..` is resolved away by every URL parser.
+    for (const { start, expr } of inPath) {
+      const from = out.lastIndexOf('/', start - 1) + 1;
+      const rest = out.slice(start).search(/[/?#]/);
+      const segment = out.slice(from, rest < 0 ? out.length : start + rest);
+      if (/^\.{1,2}$/.test(segment)) {
+        throw new TemplateError(
+          `${where}: '{{${expr.text}}}' makes the URL path segment '${segment}', which would move the request to another path; refused (use '| raw' if that is meant)`,
+        );
+      }
+    }
+    return out;
+  };
+  return { envNames: base.envNames, dynamic: base.dynamic, render, renderText: render };
 }
 
 /**

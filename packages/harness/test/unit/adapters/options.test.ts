@@ -19,7 +19,7 @@ describe('adapter option schemas catch template and JSON-path mistakes (so `harn
     });
     expect(issues(r)).toEqual([
       "url: unknown template variable 'inptu' in '{{inptu}}' (expected one of input, vars, env, test, repeat, attempt)",
-      "headers.x-a: unknown filter 'nope' in '{{vars.a | nope}}' (expected json or urlencode)",
+      "headers.x-a: unknown filter 'nope' in '{{vars.a | nope}}' (expected json, urlencode or raw)",
       expect.stringMatching(/^body\.nested\.q: bad path in '\{\{input\.\}\}'/),
       "response.output: invalid JSON path '$.a[': unclosed '[' at column 4",
       "response.usage.input_tokens: invalid JSON path '$..x': expected a name at column 3",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, TemplateError } from '../../../../src/adapters/http/template.js';
+import { compileTemplate, compileUrlTemplate, TemplateError } from '../../../../src/adapters/http/template.js';
 
 const scope = {
   input: { question: 'What is 2+2?', tags: ['math'] },
@@ -52,5 +52,34 @@ describe('compileTemplate', () => {
     const t = compileTemplate('plain {text}', 'url');
     expect(t.dynamic).toBe(false);
     expect(t.renderText(scope)).toBe('plain {text}');
+  });
+});
+
+describe('compileUrlTemplate', () => {
+  const url = (template: string, input: string, vars: Record<string, unknown> = {}) =>
+    compileUrlTemplate(template, 'url').renderText({ input, vars, env: { BASE: 'http://h:1/base' } });
+
+  it('percent-encodes values in the path, query and fragment, never in the origin', () => {
+    expect(url('http://h/a/{{input}}/b', '../../admin')).toBe('http://h/a/..%2F..%2Fadmin/b');
+    expect(url('http://h/s?q={{input}}&x=1', 'a&b=c')).toBe('http://h/s?q=a%26b%3Dc&x=1');
+    expect(url('http://h/s#{{input}}', 'a b')).toBe('http://h/s#a%20b');
+    expect(url('{{env.BASE}}/{{input}}', 'x/y')).toBe('http://h:1/base/x%2Fy');
+    expect(url('http://{{vars.host}}/{{input}}', 'x/y', { host: 'h:2' })).toBe('http://h:2/x%2Fy');
+  });
+
+  it('refuses a whole . or .. segment, allows dots inside a segment', () => {
+    expect(() => url('http://h/a/{{input}}', '..')).toThrowError(TemplateError);
+    expect(() => url('http://h/a/{{input}}/b', '.')).toThrowError(/makes the URL path segment '\.'/);
+    expect(url('http://h/a/{{input}}', '...')).toBe('http://h/a/...');
+    expect(url('http://h/a/{{input}}.txt', '..')).toBe('http://h/a/...txt');
+    expect(() => url('http://h/a/{{vars.x}}{{vars.y}}/b', '', { x: '.', y: '.' })).toThrowError(/segment '\.\.'/);
+  });
+
+  it('| raw inserts as is and | urlencode encodes once', () => {
+    expect(url('http://h/{{vars.r | raw}}', '', { r: 'v1/chat' })).toBe('http://h/v1/chat');
+    expect(url('http://h/{{input | urlencode}}', 'a/b')).toBe('http://h/a%2Fb');
+    expect(() => compileUrlTemplate('http://h/{{input | rwa}}', 'url')).toThrowError(
+      /unknown filter 'rwa' .*expected json, urlencode or raw/,
+    );
   });
 });
