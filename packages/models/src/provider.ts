@@ -86,6 +86,8 @@ export interface ProviderErrorOptions extends ErrorOptions {
   retryable?: boolean;
   /** Short machine-readable reason, e.g. `rate_limited`, `authentication_rejected`. */
   code?: string;
+  /** Seconds the server asked the caller to wait (`Retry-After`), when it said. */
+  retryAfterSeconds?: number;
   /** What the model did answer when the reply was unusable (text, usage), so callers can audit and count it. */
   reply?: UnusableReply;
 }
@@ -104,12 +106,14 @@ export class ProviderError extends Error {
   readonly status: number | undefined;
   readonly retryable: boolean;
   readonly code: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
   readonly reply: UnusableReply | undefined;
   constructor(message: string, options: ProviderErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = options.status;
     this.retryable = options.retryable ?? false;
     this.code = options.code;
+    this.retryAfterSeconds = options.retryAfterSeconds;
     this.reply = options.reply;
   }
 }

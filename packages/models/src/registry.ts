@@ -8,6 +8,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface CreateOptions {
   fetch?: typeof globalThis.fetch;
   timeoutMs?: number;
+  /** Azure OpenAI: the deployment name in the URL, when it differs from the model (`--deployment`). */
+  deployment?: string;
 }
 
 /**

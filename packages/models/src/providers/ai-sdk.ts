@@ -62,6 +62,11 @@ export interface VendorProfile {
   structuredMode: 'response_format' | 'system_instruction';
   /** Gemini rejects JSON mode together with function declarations; send JSON mode only when no tools go out. */
   jsonModeOnlyWithoutTools: boolean;
+  /**
+   * Whether a request's JSON Schema may go to the API with JSON mode (default true). The OpenAI-compatible adapter
+   * (gateways, Azure, Ollama) cannot send one: it would refuse the call, so those get plain JSON mode.
+   */
+  schemaInResponseFormat?: boolean;
   /** Anthropic and Gemini want alternating turns that start with the user. */
   alternateRoles: boolean;
   /** Take the model name from the reply (OpenAI) or keep the configured one (Gemini). */
@@ -100,6 +105,53 @@ function scrub(text: string, secrets: readonly string[]): string {
 
 function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+
+/**
+ * Whether repeating a call that failed with this HTTP status may succeed: 408 (request timeout), 429 (rate limit)
+ * and 5xx. Every other 4xx is a contract error (bad key, bad request, unknown model) and is never retried. (The
+ * AI SDK's own `isRetryable` also says yes to 409, which the vendors use for conflicts, not for load.)
+ */
+export function retryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/**
+ * The wait a vendor asked for, in seconds: `retry-after-ms` (OpenAI), else `Retry-After` as seconds or an HTTP
+ * date. Undefined when absent or unreadable; never negative.
+ */
+export function retryAfterSeconds(
+  headers: Readonly<Record<string, string | undefined>> | undefined,
+): number | undefined {
+  if (!headers) return undefined;
+  const get = (name: string) =>
+    Object.entries(headers)
+      .find(([k]) => k.toLowerCase() === name)?.[1]
+      ?.trim();
+  const ms = get('retry-after-ms');
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Number(ms) / 1000;
+  const raw = get('retry-after');
+  if (!raw) return undefined;
+  if (/^\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  const at = Date.parse(raw);
+  return Number.isFinite(at) ? Math.max(0, (at - Date.now()) / 1000) : undefined;
+}
+
+/**
+ * True when a JSON Schema meets OpenAI's strict structured-output rules: every object lists its properties, all of
+ * them required, with `additionalProperties: false`.
+ */
+export function strictCompatible(schema: unknown): boolean {
+  if (schema === null || typeof schema !== 'object') return true;
+  if (Array.isArray(schema)) return schema.every(strictCompatible);
+  const s = schema as Record<string, unknown>;
+  if (s.type === 'object' || s.properties !== undefined) {
+    const props = s.properties;
+    if (props === null || typeof props !== 'object' || s.additionalProperties !== false) return false;
+    const required = Array.isArray(s.required) ? s.required : [];
+    if (!Object.keys(props).every((k) => required.includes(k))) return false;
+  }
+  return Object.entries(s).every(([k, v]) => k === 'required' || k === 'enum' || k === 'const' || strictCompatible(v));
 }
 
 function codeForStatus(status: number): string {
@@ -207,9 +259,15 @@ export class AiSdkProvider implements ModelProvider {
     };
     // A JSON Schema in the request (e.g. a judge's verdict shape) goes to the API, which then constrains the reply.
     if (jsonMode)
-      options.responseFormat = request.response_schema
-        ? { type: 'json', schema: request.response_schema as JSONSchema7, name: 'response' }
-        : { type: 'json' };
+      options.responseFormat =
+        request.response_schema && p.schemaInResponseFormat !== false
+          ? { type: 'json', schema: request.response_schema as JSONSchema7, name: 'response' }
+          : { type: 'json' };
+    // OpenAI enforces a schema only in strict mode, and strict mode rejects a schema that leaves any object open
+    // (HTTP 400). Open schemas, such as the lab's stage replies, go non-strict; the reply is still parsed strictly.
+    if (options.responseFormat?.type === 'json' && options.responseFormat.schema) {
+      options.providerOptions = { openai: { strictJsonSchema: strictCompatible(options.responseFormat.schema) } };
+    }
     if (sendTools) {
       options.tools = request.tools.map((t) => ({
         type: 'function' as const,
@@ -267,8 +325,9 @@ export class AiSdkProvider implements ModelProvider {
       }
       return new ProviderError(`${id} request failed: APICallError: ${scrub(error.message, secrets)}`, {
         status,
-        retryable: error.isRetryable,
+        retryable: status === undefined ? true : retryableStatus(status),
         code: status === undefined ? 'connection_failed' : codeForStatus(status),
+        retryAfterSeconds: retryAfterSeconds(error.responseHeaders),
         cause: error,
       });
     }

@@ -11,11 +11,16 @@ export interface AzureOpenAIProviderOptions extends VendorAdapterOptions {
   endpoint: string;
   /** Defaults to 2024-10-21. */
   apiVersion?: string;
+  /**
+   * The deployment name in the URL (default: the model). Azure deployments are named by the customer, so the
+   * model (what is approved, priced and recorded) and the deployment are separate settings.
+   */
+  deployment?: string;
 }
 
 /**
- * Azure OpenAI: the model name is the deployment name; requests go to
- * `<endpoint>/openai/deployments/<deployment>/chat/completions?api-version=<v>` with an `api-key` header.
+ * Azure OpenAI: requests go to `<endpoint>/openai/deployments/<deployment>/chat/completions?api-version=<v>` with an
+ * `api-key` header. The deployment defaults to the model name; set it separately when they differ.
  */
 export function createAzureOpenAIProvider(options: AzureOpenAIProviderOptions): ModelProvider {
   const endpoint = absoluteHttpUrl(options.endpoint, 'AZURE_OPENAI_ENDPOINT must be an absolute https URL');
@@ -26,7 +31,7 @@ export function createAzureOpenAIProvider(options: AzureOpenAIProviderOptions): 
       const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       const azure = createOpenAICompatible({
         name: 'azure_openai',
-        baseURL: `${base}/openai/deployments/${encodeURIComponent(model)}`,
+        baseURL: `${base}/openai/deployments/${encodeURIComponent(options.deployment?.trim() || model)}`,
         headers: { 'api-key': options.apiKey },
         queryParams: { 'api-version': options.apiVersion ?? AZURE_OPENAI_DEFAULT_API_VERSION },
         includeUsage: true,
@@ -36,6 +41,7 @@ export function createAzureOpenAIProvider(options: AzureOpenAIProviderOptions): 
     },
     structuredMode: 'response_format',
     jsonModeOnlyWithoutTools: false,
+    schemaInResponseFormat: false,
     alternateRoles: false,
     modelFromResponse: true,
     secrets: [options.apiKey],
@@ -47,7 +53,7 @@ export const azureOpenAIEntry: ProviderEntry = {
   adapter: 'createAzureOpenAIProvider (AI SDK @ai-sdk/openai-compatible, deployments API)',
   adapterVersion: '1.0.0',
   envVars: ['AZURE_OPENAI_API_KEY', 'AZURE_OPENAI_ENDPOINT'],
-  optionalEnvVars: ['AZURE_OPENAI_API_VERSION'],
+  optionalEnvVars: ['AZURE_OPENAI_API_VERSION', 'AZURE_OPENAI_DEPLOYMENT'],
   regionEnvVar: 'AZURE_OPENAI_ENDPOINT',
   capabilities: {
     tool_calling: true,
@@ -59,7 +65,7 @@ export const azureOpenAIEntry: ProviderEntry = {
   defaultModel: 'gpt-4o-mini',
   validationLevel: 'contract-tested',
   validation: 'contract-tested against recorded fixtures',
-  description: 'Azure OpenAI Service (the model is the deployment name)',
+  description: 'Azure OpenAI Service (deployment: --deployment or AZURE_OPENAI_DEPLOYMENT, default the model name)',
   create(env, model, opts) {
     const [apiKey, endpoint] = requireEnv('azure_openai', env, ['AZURE_OPENAI_API_KEY', 'AZURE_OPENAI_ENDPOINT']);
     return createAzureOpenAIProvider({
@@ -68,6 +74,7 @@ export const azureOpenAIEntry: ProviderEntry = {
       apiVersion: envValue(env, 'AZURE_OPENAI_API_VERSION'),
       model,
       ...opts,
+      deployment: opts?.deployment ?? envValue(env, 'AZURE_OPENAI_DEPLOYMENT'),
     });
   },
 };

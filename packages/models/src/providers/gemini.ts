@@ -1,6 +1,6 @@
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
-import { requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
 import { createVendorProvider } from './vendor.js';
 
 export interface GeminiProviderOptions extends VendorAdapterOptions {
@@ -44,6 +44,7 @@ export const geminiEntry: ProviderEntry = {
   adapter: 'createGeminiProvider (AI SDK @ai-sdk/google, Gemini API)',
   adapterVersion: '1.0.0',
   envVars: ['GOOGLE_API_KEY'],
+  optionalEnvVars: ['GEMINI_BASE_URL'],
   capabilities: {
     tool_calling: true,
     structured_output: true,
@@ -57,6 +58,6 @@ export const geminiEntry: ProviderEntry = {
   description: 'Google Gemini API (API key)',
   create(env, model, opts) {
     const [apiKey] = requireEnv('gemini', env, ['GOOGLE_API_KEY']);
-    return createGeminiProvider({ apiKey, model, ...opts });
+    return createGeminiProvider({ apiKey, model, baseURL: envValue(env, 'GEMINI_BASE_URL'), ...opts });
   },
 };

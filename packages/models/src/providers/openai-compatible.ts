@@ -38,6 +38,7 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleProvider
     },
     structuredMode: 'response_format',
     jsonModeOnlyWithoutTools: false,
+    schemaInResponseFormat: false,
     alternateRoles: false,
     modelFromResponse: true,
     fixedCostUsd: options.fixedCostUsd,

@@ -1,5 +1,14 @@
-import { type Agent, agentOutput, defineAdapter, type RunContext, type ToolCallRecordInput } from '@aeh/harness';
-import type { ModelProvider } from '@aeh/models';
+import {
+  type Agent,
+  agentOutput,
+  DEFAULT_RETRY,
+  defineAdapter,
+  RetryBudget,
+  type RetryPolicy,
+  type RunContext,
+  type ToolCallRecordInput,
+} from '@aeh/harness';
+import type { Env, ModelProvider } from '@aeh/models';
 import { z } from 'zod';
 import { sha256Hex } from '../contracts/canonical.js';
 import { AuthorityLevel } from '../contracts/enums.js';
@@ -40,6 +49,12 @@ export interface SoclabAgentConfig {
   providerFactory?: (scenario: AttackScenario) => ModelProvider;
   /** Approved (provider, model) pairs; default the lab's for the mock, plus the chosen pair for live providers. */
   approvedModels?: readonly ApprovedModel[];
+  /** Retry policy for retryable provider failures; one budget is shared by every run of this agent (campaign). */
+  retry?: Partial<RetryPolicy>;
+  /** Environment the provider is configured from (default process.env). */
+  env?: Env;
+  /** Azure OpenAI deployment name, when it differs from the model. */
+  deployment?: string;
 }
 
 const DECISION_TYPES = new Set([
@@ -139,9 +154,13 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
   let liveProvider: ModelProvider | null = null;
   let approvedModels: readonly ApprovedModel[] = config.approvedModels ?? DEFAULT_APPROVED_MODELS;
   if (!config.providerFactory && providerId !== 'mock') {
-    const registry = soclabProviderRegistry();
+    const registry = soclabProviderRegistry({ env: config.env });
     const selection = checkProviderSelection(registry, providerId, config.model ?? undefined);
-    liveProvider = registry.get(selection.entry.id, selection.model);
+    liveProvider = registry.get(
+      selection.entry.id,
+      selection.model,
+      config.deployment ? { deployment: config.deployment } : undefined,
+    );
     approvedModels = config.approvedModels ?? approvedModelsFor(liveProvider.providerId, liveProvider.model);
   }
   const providerFor = (scenario: AttackScenario): ModelProvider => {
@@ -156,6 +175,8 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
       });
     return config.withoutLabels ? withoutTrustLabels(base) : base;
   };
+  const retryPolicy: RetryPolicy = { ...DEFAULT_RETRY, ...config.retry };
+  const retry = { policy: retryPolicy, budget: new RetryBudget(retryPolicy.budget) };
   const ownStore = config.evidence === undefined;
   let store: EvidenceStore | null = config.evidence ?? null;
   let opening: Promise<EvidenceStore> | null = null;
@@ -208,6 +229,7 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
           approver: config.approver ?? null,
           modeOptions,
           signal: ctx.signal,
+          retry,
         });
         const record = await recordOf(result, scenario, ctx.repeat, store);
         const o = result.outcome;

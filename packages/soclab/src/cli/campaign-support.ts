@@ -45,6 +45,7 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
   (command as unknown as Command)
     .option('--provider <id>', 'model provider (see: soclab providers)', 'mock')
     .option('--model <label>', "model label for a live provider (the mock uses each scenario's)")
+    .option('--deployment <name>', 'Azure OpenAI deployment name when it differs from --model (default: the model)')
     .addOption(
       new Option('--level <level>', 'authority level the agent is tested at')
         .choices(['L1', 'L2', 'L3', 'L4', 'L5'] as const)
@@ -72,6 +73,7 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
 export interface StudyOptionValues {
   provider: string;
   model?: string;
+  deployment?: string;
   level: 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
   repeats: number;
   scenario?: string[];
@@ -103,6 +105,7 @@ export async function runStudyFromOptions(
       ...extra,
       provider: opts.provider,
       model: opts.model,
+      deployment: opts.deployment,
       level: opts.level,
       repeats: opts.repeats,
       scenarios: opts.scenario,

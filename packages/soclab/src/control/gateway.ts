@@ -18,7 +18,9 @@ import type { ApprovalService } from './approvals.js';
 import type { ExternalApprover, SimulatedApprover } from './approver.js';
 import { ExecutionRefusedError, type Executor } from './executor.js';
 import type { GrantSigner } from './grants.js';
+import { matchApprovedModel } from './model-identity.js';
 import { type EngineDecision, POLICY_UNAVAILABLE, type PolicyEngine } from './policy/engine.js';
+import { matchApprovedModel } from './model-identity.js';
 import type { PolicyInputData } from './policy/input.js';
 import { redact, redactText } from './redaction.js';
 import { isStateChanging } from './tool-registry.js';
@@ -147,8 +149,9 @@ export class ControlGateway implements ProposalPort {
     this.observeTurn(turn.provider, turn.model);
   }
 
+  /** Exact, or a dated snapshot / alias of an approved model (control/model-identity.ts). */
   isApprovedModel(provider: string, model: string): boolean {
-    return this.config.approved_models.some(([p, m]) => p === provider && m === model);
+    return matchApprovedModel(this.config.approved_models, provider, model) !== null;
   }
 
   async propose(proposal: ActionProposal): Promise<ProposalResult> {
@@ -264,7 +267,12 @@ export class ControlGateway implements ProposalPort {
     const present = valid || (record !== undefined && record.decision === 'approved');
     // Judge the proposal by the model that actually answered last, when a turn was observed.
     const lastTurn = this.turnModels[this.turnModels.length - 1];
-    const { provider, model } = lastTurn ?? { provider: proposal.provider, model: proposal.model };
+    const seen = lastTurn ?? { provider: proposal.provider, model: proposal.model };
+    // A dated snapshot of an approved model is judged as the approved name (the policy compares names exactly).
+    const { provider, model } = (() => {
+      const match = matchApprovedModel(this.config.approved_models, seen.provider, seen.model);
+      return match ? { provider: match[0], model: match[1] } : seen;
+    })();
     const limits = this.config.limits;
     return {
       proposal: {

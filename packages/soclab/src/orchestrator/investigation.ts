@@ -1,3 +1,4 @@
+import { backoffDelay, type RetryBudget, type RetryPolicy, sleep } from '@aeh/harness/runner/retry';
 import {
   CapabilityUnsupportedError,
   MalformedResponseError,
@@ -50,6 +51,22 @@ export interface InvestigationOptions {
   onTurn?: (event: CanonicalModelEvent) => void;
   /** Called after each proposal has crossed the port. */
   onProposal?: (proposal: ActionProposal, result: ProposalResult) => void;
+  /** Retries of retryable provider failures (429, 408, 5xx, connection resets); default none. */
+  retry?: ProviderRetry;
+}
+
+/**
+ * How the orchestrator retries a model call that failed retryably: the harness runner's policy (attempts, backoff
+ * with jitter, Retry-After honoured up to a cap) and a budget shared by every run of a campaign. Each failed
+ * attempt is recorded as an error turn, so it is on the evidence chain.
+ */
+export interface ProviderRetry {
+  policy: RetryPolicy;
+  budget: RetryBudget;
+  /** Jitter source (tests fix it). */
+  random?: () => number;
+  /** Waits `ms` or until `signal` aborts (tests record the waits instead). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export const DEFAULT_AGENT_ID = 'soc-investigator';
@@ -117,6 +134,8 @@ class Investigation {
   private readonly messages: Message[] = [];
   private readonly evidence = new Map<string, EvidenceRef>();
   private readonly events: CanonicalModelEvent[] = [];
+  /** Failed attempts that were retried (recorded as error turns). */
+  private retried = 0;
   private readonly proposals: { proposal: ActionProposal; result: ProposalResult }[] = [];
   private readonly stages: Stage[] = [];
   private finding: Finding | null = null;
@@ -188,7 +207,8 @@ class Investigation {
 
   /** One model turn: build the request, call the provider, record the turn, return the structured payload. */
   private async ask(stage: WorkingStage): Promise<Record<string, unknown>> {
-    if (this.events.length >= this.maxSteps) {
+    // Retried attempts are on the chain but are not steps: a rate-limited vendor does not shorten the run.
+    if (this.events.length - this.retried >= this.maxSteps) {
       throw new StepLimitReached(`maximum steps (${this.maxSteps}) exhausted before ${stage}`);
     }
     const request: ModelRequest = {
@@ -206,13 +226,26 @@ class Investigation {
       trace_id: this.traceId,
       incident_id: this.o.incidentId,
     };
-    let response: ModelResponse;
-    try {
-      response = await this.o.provider.generateStructured(request, this.o.signal);
-    } catch (error) {
-      const e = error as Error;
-      this.recordTurn(stage, null, `${e.name}: ${e.message}`);
-      throw e instanceof ProviderError ? e : new ProviderError(e.message);
+    let response: ModelResponse | undefined;
+    for (let attempt = 1; response === undefined; attempt++) {
+      try {
+        response = await this.o.provider.generateStructured(request, this.o.signal);
+      } catch (error) {
+        const e = error as Error;
+        const wait = this.retryWait(e, attempt);
+        if (wait === null) {
+          this.recordTurn(stage, null, `${e.name}: ${e.message}`);
+          throw e instanceof ProviderError ? e : new ProviderError(e.message);
+        }
+        this.retried++;
+        this.recordTurn(
+          stage,
+          null,
+          `${e.name}: ${e.message} (attempt ${attempt} of ${this.o.retry!.policy.maxAttempts}; retrying in ${(wait / 1000).toFixed(1)} s)`,
+        );
+        await (this.o.retry!.sleep ?? sleep)(wait, this.o.signal);
+        if (this.o.signal?.aborted) throw e;
+      }
     }
     this.recordTurn(stage, response, response.finish_reason === 'error' ? 'provider reported an error' : null);
 
@@ -242,6 +275,15 @@ class Investigation {
       );
     }
     return payload;
+  }
+
+  /** Milliseconds to wait before retrying a failed call, or null when it must not be retried. */
+  private retryWait(error: Error, attempt: number): number | null {
+    const retry = this.o.retry;
+    if (!retry || this.o.signal?.aborted || !isProviderFailure(error)) return null;
+    const e = error as ProviderError;
+    if (!e.retryable || attempt >= retry.policy.maxAttempts || !retry.budget.take()) return null;
+    return backoffDelay(retry.policy, attempt, e.retryAfterSeconds, retry.random);
   }
 
   private recordTurn(stage: WorkingStage, response: ModelResponse | null, error: string | null): void {
