@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource react */
+import { chainStatusText } from './chain-status.js';
 import { FamilyBars, IntervalChart } from './charts.js';
 import {
   AblationTable,
@@ -104,11 +105,7 @@ export function ExecutiveReport({ s }: Props) {
       </p>
 
       <h2>Evidence integrity</h2>
-      <p className={s.chains.all_valid ? 'verdict-ok' : 'verdict-bad'}>
-        {s.chains.all_valid
-          ? `All ${s.chains.runs.length} evidence chains verified.`
-          : `${s.chains.runs.filter((r) => !r.valid).length} evidence chain(s) failed verification.`}
-      </p>
+      <p className={s.chains.all_valid ? 'verdict-ok' : 'verdict-bad'}>{chainStatusText(s.chains)}</p>
       <div className="mono">
         {heads.shown.map((h) => (
           <div key={h}>{h}</div>

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource react */
+import { chainStatusText } from './chain-status.js';
 import { chainHeads, decisionStatement, type Props } from './components.js';
 import { dateLabel, FAMILY_NAMES, fixed, fraction, humanize, LAB_NOTE, pct } from './format.js';
 
@@ -111,11 +112,7 @@ export function OnePageSummary({ s }: Props) {
         </div>
       </div>
       <h2>Evidence chain</h2>
-      <p className={s.chains.all_valid ? 'verdict-ok' : 'verdict-bad'}>
-        {s.chains.all_valid
-          ? `All ${s.chains.runs.length} chains verified.`
-          : `${s.chains.runs.filter((r) => !r.valid).length} chain(s) failed verification.`}
-      </p>
+      <p className={s.chains.all_valid ? 'verdict-ok' : 'verdict-bad'}>{chainStatusText(s.chains)}</p>
       <div className="mono">
         {heads.shown.map((h) => (
           <div key={h}>{h}</div>

@@ -130,7 +130,12 @@ export const Scorecard = z.strictObject({
   /** One row per configuration shown side by side (baseline first when present). */
   comparison_rows: z.array(ComparisonRow),
   ablation: AblationReport.nullable(),
-  chains: z.strictObject({ all_valid: z.boolean(), runs: z.array(ChainRow) }),
+  chains: z.strictObject({
+    all_valid: z.boolean(),
+    runs: z.array(ChainRow),
+    /** When the verification shown was made: as the runs ended, or re-verified from the store when served. */
+    verification: z.strictObject({ how: z.enum(['run_end', 'reverified']), at: z.string().nullable() }).optional(),
+  }),
   runs: z.array(RunRow),
   decisions: z.array(DecisionEntry),
 });
@@ -208,6 +213,8 @@ export function buildScorecard(run: ScoredCampaign, options: ScorecardOptions = 
     comparison_rows: rows,
     ablation: options.ablation ?? null,
     chains: {
+      // Each run's chain was verified as it ended; a scorecard rebuilt later says so unless it re-verifies.
+      verification: { how: 'run_end', at: campaign.finished_at },
       all_valid: run.records.every((r) => r.evidence.chain.valid),
       runs: run.records.map((r) => ({
         scenario_id: r.outcome.scenario_id,

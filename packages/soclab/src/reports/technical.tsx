@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource react */
+import { chainStatusText } from './chain-status.js';
 import { FamilyBars } from './charts.js';
 import {
   AblationTable,
@@ -314,9 +315,7 @@ export function TechnicalReport({ s }: Props) {
       )}
 
       <h2>Audit chain verification</h2>
-      <p className={s.chains.all_valid ? 'verdict-ok' : 'verdict-bad'}>
-        {s.chains.all_valid ? 'Every chain verified.' : 'At least one chain failed verification.'}
-      </p>
+      <p className={s.chains.all_valid ? 'verdict-ok' : 'verdict-bad'}>{chainStatusText(s.chains)}</p>
       <table>
         <thead>
           <tr>

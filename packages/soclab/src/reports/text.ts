@@ -1,4 +1,5 @@
 import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
+import { chainStatusText } from './chain-status.js';
 import { decisionStatement } from './components.js';
 import { dateLabel, FAMILY_NAMES, fixed, fraction, humanize, LAB_NOTE, pct } from './format.js';
 import type { Scorecard } from './scorecard.js';
@@ -73,11 +74,7 @@ export function renderText(s: Scorecard): string {
   }
   out();
   out('Evidence chain');
-  out(
-    s.chains.all_valid
-      ? `  all ${s.chains.runs.length} chains verified`
-      : `  ${s.chains.runs.filter((r) => !r.valid).length} chain(s) FAILED verification`,
-  );
+  out(`  ${chainStatusText(s.chains)}`);
   out();
   out(
     `Cost: $${a.economics.cost_usd_total.toFixed(4)} (${a.economics.cost_is_estimated ? 'includes estimates' : 'provider reported'})`,

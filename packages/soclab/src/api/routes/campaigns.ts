@@ -175,7 +175,38 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
         }),
       };
     }
-    return buildScorecard(run, { runFolder: `campaigns/${id}`, baseline, version: ctx.version });
+    return reverified(buildScorecard(run, { runFolder: `campaigns/${id}`, baseline, version: ctx.version }));
+  }
+
+  /**
+   * The stored verification dates from the end of each run; a served report checks every chain again against the
+   * evidence store now, so a row edited since shows as a failure (a chain whose root hash moved, as when events
+   * were removed from its end, too).
+   */
+  async function reverified(scorecard: Scorecard): Promise<Scorecard> {
+    const runs: Scorecard['chains']['runs'] = [];
+    for (const recorded of scorecard.chains.runs) {
+      const now = await ctx.evidence.verify(recorded.run_id);
+      const moved = now.valid && now.root_hash !== recorded.root_hash;
+      runs.push({
+        ...recorded,
+        valid: now.valid && !moved,
+        length: now.length,
+        root_hash: now.root_hash,
+        first_invalid_sequence: now.first_invalid_sequence,
+        reason: moved
+          ? `the chain now ends at ${now.root_hash ?? 'nothing'} (${now.length} events), not at the root hash recorded when the run ended (${recorded.length} events)`
+          : now.reason,
+      });
+    }
+    return {
+      ...scorecard,
+      chains: {
+        all_valid: runs.every((r) => r.valid),
+        runs,
+        verification: { how: 'reverified', at: new Date().toISOString() },
+      },
+    };
   }
 
   app.get(
