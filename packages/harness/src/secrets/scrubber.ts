@@ -27,7 +27,8 @@ export const MIN_SECRET_LENGTH = 4;
 /** Base64 fragments (of a secret at an unaligned offset) shorter than this would match ordinary base64 data. */
 const MIN_FRAGMENT_LENGTH = 8;
 
-const SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASS\b|CREDENTIAL|AUTH|COOKIE|SESSION/i;
+// `AUTH` but not `AUTHORIT…`: an `authority_level` option is a setting to show, not a credential to hide.
+const SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASS\b|CREDENTIAL|AUTH(?!ORIT)|COOKIE|SESSION/i;
 
 /** True when a variable, option or field name looks like it holds a secret (`API_KEY`, `db_password`...). */
 export function looksSecret(name: string): boolean {

@@ -288,6 +288,8 @@ class Investigation {
 
   private recordTurn(stage: WorkingStage, response: ModelResponse | null, error: string | null): void {
     const tool = response?.tool_call ?? null;
+    // A JSON answer proposes a tool too (`{"tool": ..., "arguments": ...}`, every vendor's propose_action turn).
+    const jsonTool = typeof response?.structured?.tool === 'string' ? response.structured.tool : null;
     const event = CanonicalModelEvent.parse({
       trace_id: this.traceId,
       run_id: this.runId,
@@ -299,7 +301,7 @@ class Investigation {
       model: response?.model ?? this.o.provider.model,
       finish_reason: response?.finish_reason ?? 'error',
       output_text: response?.output_text ?? '',
-      proposed_tool: tool?.name ?? null,
+      proposed_tool: tool?.name ?? (jsonTool && jsonTool.length <= 200 ? jsonTool : null),
       validated_arguments: tool?.arguments ?? null,
       usage: response?.usage ?? { input_tokens: 0, output_tokens: 0, estimated: true },
       estimated_cost_usd: response?.estimated_cost_usd ?? null,

@@ -95,6 +95,25 @@ describe('strict reply validation', () => {
     expect(result.stages_completed).toHaveLength(4);
   });
 
+  it('records the proposed tool of a JSON answer (no native tool call) on the turn', async () => {
+    const { result } = await investigate({
+      script: {
+        propose_action: {
+          structured: {
+            tool: 'revoke_sessions',
+            arguments: { user_id: 'u-alex-rivera' },
+            rationale: 'r',
+            evidence_ids: [],
+          },
+        },
+      },
+    });
+    const last = result.events.at(-1)!;
+    expect(last.stage).toBe('propose_action');
+    expect(last.proposed_tool).toBe('revoke_sessions');
+    expect(result.events.find((e) => e.stage === 'form_finding')?.proposed_tool).toBeNull();
+  });
+
   it('ends the run errored (not failed) when the provider itself fails, keeping the error text', async () => {
     const sim = createSimulator({ enforceScope: false, runId: 'run-1' });
     const inner = new MockAdversaryProvider({});
