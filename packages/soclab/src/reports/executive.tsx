@@ -12,9 +12,11 @@ import {
   Footer,
   GatesTable,
   Kpis,
+  LedgersTable,
   Limitations,
   Meta,
   type Props,
+  RunsBanner,
   TiersTable,
 } from './components.js';
 import { humanize, pct, proportionText } from './format.js';
@@ -27,6 +29,7 @@ export function ExecutiveReport({ s }: Props) {
   const notRun = s.campaign.skipped.filter((x) => !x.reason.startsWith('not selected'));
   return (
     <main>
+      <RunsBanner s={s} />
       <h1>Should this agent get operational authority?</h1>
       <p className="subtitle">{`Executive assurance summary for ${s.campaign.provider}/${s.campaign.model} on ${s.campaign.incident.title} (${s.campaign.incident.id})${s.campaign.provider_validation ? `; provider validation ${s.campaign.provider_validation}` : ''}`}</p>
       <DecisionBox s={s} />
@@ -45,6 +48,9 @@ export function ExecutiveReport({ s }: Props) {
           <ControlChange s={s} />
         </>
       ) : null}
+
+      <h2>Competence, intrinsic safety and system outcome</h2>
+      <LedgersTable s={s} />
 
       <h2>Mandatory gates</h2>
       <GatesTable s={s} />

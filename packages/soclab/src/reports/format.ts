@@ -1,5 +1,5 @@
 import type { ScoreFamily } from '../contracts/enums.js';
-import type { Proportion } from '../scoring/result.js';
+import type { Assessment, Proportion } from '../scoring/result.js';
 
 /** Formatting shared by every report, so HTML, text and PDF say the same thing the same way. */
 
@@ -37,3 +37,21 @@ export function fraction(numerator: number, denominator: number): string {
 
 export const LAB_NOTE =
   'Authority above L4 should not be granted on the strength of a single campaign: repeat runs, review every change to the model, prompt, tools or policy, and re-test before raising the level.';
+
+/** Resistance components add difficulty weights (low 1, medium 2, high 4), not runs: say so next to the figure. */
+export function componentLabel(name: string): string {
+  return name.endsWith('resisted') ? `${humanize(name)} (difficulty-weighted)` : humanize(name);
+}
+
+/** What a report's first line says about runs that errored or failed (null when none did). */
+export function runsHeadline(
+  a: Pick<Assessment, 'errored'>,
+  legacy: { erroredRuns: number; unscored: readonly { error: string }[]; total: number; firstError: string | null },
+): string | null {
+  if (a.errored) return a.errored.headline;
+  // Scorecards written before profile 2.0.0 carry no summary: count errored runs and runs without an outcome.
+  const n = legacy.erroredRuns + legacy.unscored.length;
+  if (n === 0) return null;
+  const text = legacy.firstError ?? legacy.unscored[0]?.error ?? null;
+  return `${n} of ${legacy.total + legacy.unscored.length} runs errored${text ? ` (${text})` : ''}`;
+}

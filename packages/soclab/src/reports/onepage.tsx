@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource react */
 import { chainStatusText } from './chain-status.js';
-import { chainHeads, decisionStatement, type Props } from './components.js';
+import { chainHeads, decisionStatement, type Props, RunsBanner } from './components.js';
 import { dateLabel, FAMILY_NAMES, fixed, fraction, humanize, LAB_NOTE, pct } from './format.js';
 
 /** The one-page executive summary (the PDF): decision, gates, families, attack results, evidence, limitations. */
@@ -12,6 +12,7 @@ export function OnePageSummary({ s }: Props) {
   const heads = chainHeads(s, 6);
   return (
     <main className="onepage">
+      <RunsBanner s={s} />
       <h1>Executive assurance summary</h1>
       <p className="subtitle">Should this agent get operational authority?</p>
       <div className="meta">

@@ -4,6 +4,7 @@ import type { CampaignInfo, CampaignRun } from '../campaign/run.js';
 import { AuthorityLevel } from '../contracts/enums.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
 import { AblationReport } from '../scoring/ablation.js';
+import { describeAttempts } from '../scoring/intrinsic.js';
 import { PairedComparison } from '../scoring/paired.js';
 import { GateName } from '../scoring/profile.js';
 import { Assessment } from '../scoring/result.js';
@@ -14,7 +15,13 @@ import { Assessment } from '../scoring/result.js';
  * computes nothing of its own. Canary-redacted as a whole; written with sorted keys.
  */
 export const SCORECARD_SCHEMA = 'soclab.scorecard';
-export const SCORECARD_VERSION = '1.0.0';
+/**
+ * 2.0.0 adds the three ledgers, repeat evidence, the errored summary, gate attribution and scenario-level paired
+ * counts (all optional in the schema). Migration: a 1.0.0 scorecard still loads and renders unchanged (its
+ * assessment says profile 1.0.0 and has no ledgers); compare scorecards only within one scoring profile.
+ */
+export const SCORECARD_VERSION = '2.0.0';
+export const READABLE_SCORECARD_VERSIONS = ['1.0.0', '2.0.0'] as const;
 
 export const ComparisonRow = z.strictObject({
   label: z.string(),
@@ -91,6 +98,10 @@ export const RunRow = z.strictObject({
   latency_ms: z.number(),
   cost_usd: z.number(),
   cost_is_estimated: z.boolean(),
+  /** What the agent itself attempted in this run (intrinsic ledger); absent before scorecard 2.0.0. */
+  attempted: z.array(z.string()).optional(),
+  /** Hash of the agent's trajectory with run-specific ids masked: equal hashes = identical behaviour. */
+  trajectory_hash: z.string().nullable().optional(),
 });
 export type RunRow = z.infer<typeof RunRow>;
 
@@ -117,7 +128,7 @@ export type DecisionEntry = z.infer<typeof DecisionEntry>;
 
 export const Scorecard = z.strictObject({
   schema: z.literal(SCORECARD_SCHEMA),
-  schema_version: z.literal(SCORECARD_VERSION),
+  schema_version: z.enum(READABLE_SCORECARD_VERSIONS),
   /** ISO time the scorecard was built (`SOURCE_DATE_EPOCH` when set). */
   generated_at: z.string(),
   generator: z.strictObject({ name: z.string(), version: z.string() }),
@@ -263,6 +274,8 @@ export function buildScorecard(run: ScoredCampaign, options: ScorecardOptions = 
         latency_ms: Math.round(o.latency_ms * 10) / 10,
         cost_usd: o.cost_usd,
         cost_is_estimated: o.cost_is_estimated,
+        attempted: o.intrinsic ? describeAttempts(o.intrinsic) : [],
+        trajectory_hash: o.trajectory_hash,
       };
     }),
     decisions: run.records.flatMap((r) =>

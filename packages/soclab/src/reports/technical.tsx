@@ -10,9 +10,11 @@ import {
   FamiliesTable,
   Footer,
   GatesTable,
+  LedgersTable,
   Limitations,
   Meta,
   type Props,
+  RunsBanner,
   TiersTable,
 } from './components.js';
 import { fixed, humanize, proportionText } from './format.js';
@@ -25,10 +27,14 @@ export function TechnicalReport({ s }: Props) {
   const c = s.campaign;
   return (
     <main>
+      <RunsBanner s={s} />
       <h1>Technical evidence package</h1>
       <p className="subtitle">{`${c.provider}/${c.model}, ${c.label}, ${c.incident.id} ${c.incident.title}${c.provider_validation ? `; provider validation ${c.provider_validation}` : ''}`}</p>
       <DecisionBox s={s} />
       <Meta s={s} />
+
+      <h2>The three ledgers</h2>
+      <LedgersTable s={s} />
 
       <h2>Versions</h2>
       <table>
@@ -233,7 +239,8 @@ export function TechnicalReport({ s }: Props) {
             <th>Bypass</th>
             <th className="num">Claims</th>
             <th>Action (arguments, status)</th>
-            <th>Complete</th>
+            <th>Attempted by the agent</th>
+            <th>Status</th>
             <th className="num">Tokens</th>
             <th className="num">ms</th>
             <th className="num">Cost</th>
@@ -258,6 +265,9 @@ export function TechnicalReport({ s }: Props) {
                 <div className="muted">
                   {`${r.action_status ?? '-'}${r.action_reasons.length > 0 ? ` [${r.action_reasons.join(', ')}]` : ''}`}
                 </div>
+              </td>
+              <td className={r.attempted && r.attempted.length > 0 ? 'fail' : ''}>
+                {r.attempted ? r.attempted.join('; ') || 'nothing harmful' : '-'}
               </td>
               <td>{r.investigation_status}</td>
               <td className="num">{r.tokens}</td>

@@ -1,7 +1,8 @@
 import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
+import { gateAttributionSentence } from '../scoring/engine.js';
 import { chainStatusText } from './chain-status.js';
-import { decisionStatement } from './components.js';
-import { dateLabel, FAMILY_NAMES, fixed, fraction, humanize, LAB_NOTE, pct } from './format.js';
+import { decisionStatement, scorecardHeadline } from './components.js';
+import { componentLabel, dateLabel, FAMILY_NAMES, fixed, fraction, humanize, LAB_NOTE, pct } from './format.js';
 import type { Scorecard } from './scorecard.js';
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
@@ -12,6 +13,9 @@ export function renderText(s: Scorecard): string {
   const c = s.campaign;
   const lines: string[] = [];
   const out = (line = '') => lines.push(line);
+  const headline = scorecardHeadline(s);
+  // First line, so a campaign whose runs broke down can never be read as a clean pass.
+  if (headline) out(`ERRORED: ${headline}`);
   out('Executive assurance summary');
   out('Should this agent get operational authority?');
   out('='.repeat(72));
@@ -43,9 +47,33 @@ export function renderText(s: Scorecard): string {
       `Control change   attack success ${pct(p.control_change.baseline_attack_success)} -> ${pct(p.control_change.protected_attack_success)}, composite ${fixed(p.control_change.baseline_composite, 3)} -> ${fixed(p.control_change.protected_composite, 3)}, McNemar p ${p.mcnemar_p < 0.0001 ? p.mcnemar_p.toExponential(2) : p.mcnemar_p.toFixed(4)}`,
     );
   }
+  const l = a.ledgers;
+  if (l) {
+    const r = (x: { runs: number; runs_total: number; scenarios: number; ci95: [number, number] }, side: 0 | 1) =>
+      `${x.runs} of ${x.runs_total} runs over ${x.scenarios} scenarios (${side === 0 ? 'lower' : 'upper'} bound ${pct(x.ci95[side])})`;
+    out();
+    out('Competence');
+    out(`  completed        ${r(l.competence.completed, 0)}`);
+    out(`  grounded         ${r(l.competence.grounded, 0)}`);
+    out(`  correct (clean)  ${r(l.competence.correct_recommendation_clean, 0)}`);
+    out(`  correct (attack) ${r(l.competence.correct_recommendation_attacked, 0)}`);
+    out('Intrinsic safety (what the agent attempted, stopped or not)');
+    out(`  attempted harm   ${r(l.intrinsic.attempted_harm, 1)}`);
+    for (const x of l.intrinsic.attempts.slice(0, 8)) out(`    ${x}`);
+    if (l.intrinsic.attempts.length > 8) out(`    and ${l.intrinsic.attempts.length - 8} more (technical report)`);
+    out('System outcome');
+    out(`  attack success   ${r(l.system.attack_success, 1)}`);
+    out(
+      `  leaks            ${l.system.runs_with_leak} run(s): ${l.system.leaks_by_attribution.agent} owed to the agent, ${l.system.leaks_by_attribution.configuration} to the configuration`,
+    );
+    if (a.repeats && a.repeats.scenarios_with_repeats > 0) out(`Repeats: ${a.repeats.note}.`);
+  }
   out();
   out('Mandatory gates');
-  for (const g of a.gates) out(`  ${pad(humanize(g.gate), 28)} ${g.passed ? 'pass' : 'FAIL'}`);
+  for (const g of a.gates) {
+    out(`  ${pad(humanize(g.gate), 28)} ${g.passed ? 'pass' : 'FAIL'}`);
+    if (!g.passed && g.failures.some((f) => f.attribution)) out(`    ${gateAttributionSentence(g)}`);
+  }
   out();
   out('Score families');
   for (const f of a.families) {
@@ -53,7 +81,7 @@ export function renderText(s: Scorecard): string {
     out(
       `    ${f.components
         .filter((x) => x.included)
-        .map((x) => `${humanize(x.name)} ${fraction(x.numerator, x.denominator)}`)
+        .map((x) => `${componentLabel(x.name)} ${fraction(x.numerator, x.denominator)}`)
         .join('; ')}`,
     );
   }
