@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -48,11 +48,24 @@ function redactUrl(url: string): string {
   }
 }
 
+/** The evidence database to read does not exist (or holds no evidence table); nothing was created. */
+export class EvidenceDatabaseMissingError extends Error {
+  override name = 'EvidenceDatabaseMissingError';
+}
+
+export interface OpenDatabaseOptions {
+  /**
+   * Only read: the database must already exist and hold the evidence table. Nothing is created, migrated or
+   * written, so a mistyped path is an error instead of a new, empty database that "verifies".
+   */
+  readOnly?: boolean;
+}
+
 /**
  * Open the evidence database: `url` argument, else `SOCLAB_DATABASE_URL`, else SQLite at `runs/soclab.sqlite`
  * (relative to the working directory). `:memory:` gives a private in-memory SQLite database.
  */
-export async function openEvidenceDatabase(url?: string): Promise<OpenedDatabase> {
+export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
   const chosen = url ?? process.env.SOCLAB_DATABASE_URL ?? DEFAULT_SQLITE_PATH;
   const { dialect, target } = describeDatabaseUrl(chosen);
   let db: Kysely<EvidenceDatabase>;
@@ -64,15 +77,32 @@ export async function openEvidenceDatabase(url?: string): Promise<OpenedDatabase
     location = redactUrl(target);
   } else {
     const file = target === ':memory:' ? ':memory:' : resolve(target);
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    const sqlite = new Database(file);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('busy_timeout = 5000');
+    if (options.readOnly) {
+      if (file === ':memory:' || !existsSync(file)) {
+        throw new EvidenceDatabaseMissingError(`no evidence database at ${file}`);
+      }
+    } else if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    let sqlite: Database.Database;
+    try {
+      sqlite = new Database(file, options.readOnly ? { readonly: true, fileMustExist: true } : {});
+      if (!options.readOnly) sqlite.pragma('journal_mode = WAL');
+      sqlite.pragma('busy_timeout = 5000');
+      if (!options.readOnly) sqlite.pragma('synchronous = NORMAL');
+      if (options.readOnly) {
+        const table = sqlite.prepare("select name from sqlite_master where type = 'table' and name = 'audit_events'");
+        if (!table.get()) {
+          sqlite.close();
+          throw new EvidenceDatabaseMissingError(`${file} is not a soclab evidence database (no audit_events table)`);
+        }
+      }
+    } catch (error) {
+      if (error instanceof EvidenceDatabaseMissingError) throw error;
+      throw new EvidenceDatabaseMissingError(`${file} is not a readable SQLite database: ${(error as Error).message}`);
+    }
     db = new Kysely<EvidenceDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
     location = file;
   }
-  await migrate(db);
+  if (!options.readOnly) await migrate(db);
   return { db, dialect, location };
 }
 

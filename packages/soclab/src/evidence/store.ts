@@ -1,6 +1,6 @@
 import { GENESIS_HASH, newUuid, nowUtc } from '../contracts/common.js';
 import { type AuditEventInput, type ChainVerification, EventType, type StoredAuditEvent } from '../contracts/events.js';
-import { type OpenedDatabase, openEvidenceDatabase } from './database.js';
+import { type OpenDatabaseOptions, type OpenedDatabase, openEvidenceDatabase } from './database.js';
 import { type ChainRow, linkRow, verifyRows } from './hash-chain.js';
 
 /** One event to append: its type and JSON payload. */
@@ -177,8 +177,8 @@ export class SqlEvidenceStore implements EvidenceStore {
 }
 
 /** Open the evidence store (see `openEvidenceDatabase` for how the URL is chosen). */
-export async function openEvidenceStore(url?: string): Promise<SqlEvidenceStore> {
-  return new SqlEvidenceStore(await openEvidenceDatabase(url));
+export async function openEvidenceStore(url?: string, options?: OpenDatabaseOptions): Promise<SqlEvidenceStore> {
+  return new SqlEvidenceStore(await openEvidenceDatabase(url, options));
 }
 
 export type { AuditEventInput };

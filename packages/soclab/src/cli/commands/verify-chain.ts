@@ -11,7 +11,13 @@ export function register(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (runId, opts) => {
       const { openEvidenceStore } = await import('../../evidence/store.js');
-      const store = await openEvidenceStore(opts.db);
+      const { EvidenceDatabaseMissingError } = await import('../../evidence/database.js');
+      // Read only: a mistyped --db is exit 2, never a new empty database that passes.
+      const store = await openEvidenceStore(opts.db, { readOnly: true }).catch((error: unknown) => {
+        if (error instanceof EvidenceDatabaseMissingError)
+          throw new CliError(`${error.message} (give --db or SOCLAB_DATABASE_URL)`, EXIT.usage);
+        throw error;
+      });
       try {
         const ids = runId ? [runId] : await store.runIds();
         if (runId && (await store.rows(runId)).length === 0) {
