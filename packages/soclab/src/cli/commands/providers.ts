@@ -15,17 +15,35 @@ export function register(program: Command): void {
     .command('providers')
     .description('list the model providers with capabilities, configuration status and validation level')
     .option('--json', 'print the compatibility matrix as JSON')
-    .option('--check <id>', 'exit 2 unless this provider is known, approved and configured (for scripts and CI)')
+    .option(
+      '--check <id>',
+      'exit 2 unless this provider is known, approved and configured (for scripts and CI); nothing is sent unless --probe',
+    )
+    .option('--probe', 'with --check: send one tiny request and exit 2 unless the provider answers')
+    .option('--model <label>', 'with --probe: the model to ask (default: the provider default)')
+    .option('--deployment <name>', 'with --probe: the Azure OpenAI deployment, when it differs from the model')
     .action(async (opts) => {
       const { soclabProviderRegistry, checkProviderSelection } = await import('../../providers/registry.js');
       const registry = soclabProviderRegistry();
+      if (opts.probe && opts.check === undefined) throw new CliError('--probe needs --check <id>', EXIT.usage);
       if (opts.check !== undefined) {
+        let selected: ReturnType<typeof checkProviderSelection>;
         try {
-          const { entry, model } = checkProviderSelection(registry, opts.check);
-          process.stdout.write(`${entry.id}: configured (default model ${model})\n`);
+          selected = checkProviderSelection(registry, opts.check, opts.model);
         } catch (error) {
           throw new CliError((error as Error).message, EXIT.usage);
         }
+        const { entry, model } = selected;
+        if (!opts.probe) {
+          process.stdout.write(`${entry.id}: configured (not contacted; model ${model}). To contact it: --probe\n`);
+          return;
+        }
+        const { probeProvider } = await import('../../providers/probe.js');
+        const result = await probeProvider(registry, entry.id, model, opts.deployment);
+        if (!result.ok) throw new CliError(`${entry.id}: probe failed: ${result.error}`, EXIT.usage);
+        process.stdout.write(
+          `${entry.id}: reachable (asked for ${model}, answered as ${result.model}, ${Math.round(result.latency_ms)} ms)\n`,
+        );
         return;
       }
       const matrix = registry.matrix();
