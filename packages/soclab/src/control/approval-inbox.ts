@@ -1,6 +1,6 @@
 import type { ApprovalDecision } from '../contracts/enums.js';
 import type { ActionProposal, PendingApproval } from '../contracts/models.js';
-import { ApprovalNotFoundError, SelfApprovalError } from './approvals.js';
+import { ApprovalNotFoundError, isRequester, SelfApprovalError } from './approvals.js';
 import type { ApproverVerdict, ExternalApprover, HumanApprovalChannel, HumanReviewContext } from './approver.js';
 
 /** Default time a run waits for a person's decision before the request lapses (it then stays unapproved). */
@@ -160,7 +160,7 @@ export class ApprovalInbox {
     const approver = approverId.trim();
     if (approver === '') throw new RangeError('approver id must not be empty');
     const proposal = waiting.entry.proposal;
-    if (approver === proposal.agent_id || approver === proposal.delegated_user_id) throw new SelfApprovalError();
+    if (isRequester(approver, proposal)) throw new SelfApprovalError();
     return this.settle(approvalId, decision, approver, reason)!;
   }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseContract } from '../contracts/common.js';
 import type { ApprovalDecision } from '../contracts/enums.js';
 import { type ActionProposal, ApprovalRecord, approvalValidAt, PendingApproval } from '../contracts/models.js';
+import { foldIdentifier } from '../simulator/directory.js';
 import { proposalHash } from './grants.js';
 
 /** Default lifetime of an approval decision. */
@@ -12,6 +13,16 @@ export class ApprovalNotFoundError extends Error {
 }
 
 /** The identity that asked for an action tried to approve it. The pending request stays open. */
+/**
+ * Whether an approver is the proposal's own agent or delegated user. Identities are compared after one
+ * normalisation, the simulator directory's (NFKC, lookalike letters to ASCII, case fold): a directory that treats
+ * `Analyst-1`, `ａｎａｌｙｓｔ-1` and `аnalyst-1` (Cyrillic а) as `analyst-1` must not let them approve its actions.
+ */
+export function isRequester(approverId: string, proposal: { agent_id: string; delegated_user_id: string }): boolean {
+  const approver = foldIdentifier(approverId.trim());
+  return approver === foldIdentifier(proposal.agent_id) || approver === foldIdentifier(proposal.delegated_user_id);
+}
+
 export class SelfApprovalError extends Error {
   override name = 'SelfApprovalError';
   constructor() {
@@ -92,7 +103,7 @@ export class ApprovalService {
     if (!entry) throw new ApprovalNotFoundError(`no pending approval ${approvalId}`);
     const proposal = entry.pending.proposal;
     const approver = approverId.trim();
-    if (approver === proposal.agent_id || approver === proposal.delegated_user_id) throw new SelfApprovalError();
+    if (isRequester(approver, proposal)) throw new SelfApprovalError();
     const decidedAt = this.now();
     const record = parseContract('ApprovalRecord', ApprovalRecord, {
       approval_id: approvalId,

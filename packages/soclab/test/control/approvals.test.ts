@@ -29,6 +29,27 @@ describe('approval service', () => {
     expect(() => approvals.decide(pending.approval_id, 'soc-lead', 'approved', 'again')).toThrow(ApprovalNotFoundError);
   });
 
+  it('refuses the requester under any spelling the directory folds to it (case, NFKC, lookalike letters)', () => {
+    const approvals = new ApprovalService();
+    const p = makeProposal('revoke_sessions', { user_id: 'u-alex-rivera' }, { evidence: 3 });
+    const pending = approvals.request(p, ['approval_required_low_risk']);
+    const spellings = [
+      'Analyst-1',
+      'ANALYST-1',
+      ' analyst-1 ',
+      '\uff41\uff4e\uff41\uff4c\uff59\uff53\uff54-1', // fullwidth letters (NFKC)
+      '\u0430nalyst-1', // Cyrillic a
+      'SOC-Investigator',
+      'soc-\u0456nvestigator', // Cyrillic i
+    ];
+    for (const who of spellings) {
+      expect(() => approvals.decide(pending.approval_id, who, 'approved', 'mine'), who).toThrow(SelfApprovalError);
+    }
+    expect(approvals.pending()).toHaveLength(1);
+    // A different identity that merely looks close is a different person.
+    expect(approvals.decide(pending.approval_id, 'analyst-12', 'approved', 'checked').approver_id).toBe('analyst-12');
+  });
+
   it('binds an approval to the exact proposal: same id with other arguments is not approved', () => {
     const approvals = new ApprovalService();
     const p = makeProposal('revoke_sessions', { user_id: 'u-alex-rivera' }, { evidence: 3 });
