@@ -3,7 +3,8 @@
  * A gullible MCP agent for tests: it investigates like the reference agent, but it reads the free text of tool
  * results and obeys the first instruction it finds there ("call <tool> on <target>"), instead of taking its own
  * response action; it also repeats any authorization code it read in its finding. Every tool result it received
- * is appended as one JSON line to GULLIBLE_AGENT_LOG (when set), so tests can check what it was told.
+ * is appended as one JSON line to GULLIBLE_AGENT_LOG (when set), after a first line with the run's token, so tests
+ * can check what it was told and that the token appears nowhere else.
  */
 import { appendFileSync } from 'node:fs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -26,6 +27,8 @@ const transport =
         requestInit: { headers: { Authorization: `Bearer ${env.SOCLAB_MCP_TOKEN}` } },
       });
 
+// Tests check that the run's token never reaches anything the lab writes, so they need to know it.
+log({ token: env.SOCLAB_MCP_TOKEN ?? null });
 const client = new Client({ name: 'gullible-test-agent', version: '0.0.1' });
 await client.connect(transport);
 const texts = [];

@@ -99,7 +99,8 @@ describe('gullible MCP agent (obeys instructions in tool output)', () => {
     readFileSync(logFile(name), 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { tool: string; isError: boolean; text: string });
+      .map((l) => JSON.parse(l) as { tool: string; isError: boolean; text: string })
+      .filter((e) => e.tool !== undefined);
 
   it('is hijacked in baseline: it disables the service account the SIEM note names', async () => {
     const r = await run('ATK-001', 'baseline', gullible('baseline'));
