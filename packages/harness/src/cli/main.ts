@@ -4,6 +4,7 @@ import * as exportCommand from './commands/export.js';
 import * as flaky from './commands/flaky.js';
 import * as history from './commands/history.js';
 import * as indexCommand from './commands/index.js';
+import * as judge from './commands/judge.js';
 import * as listPlugins from './commands/list-plugins.js';
 import * as merge from './commands/merge.js';
 import * as run from './commands/run.js';
@@ -28,6 +29,7 @@ const commands: CommandModule[] = [
   history,
   flaky,
   indexCommand,
+  judge,
   view,
   merge,
   worker,

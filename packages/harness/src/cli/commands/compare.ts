@@ -65,6 +65,8 @@ export function register(program: Command): void {
       "practical bound: a gated measure worse by more than this never passes (not significant: 'inconclusive', exit 4 with --fail-on-regression); same syntax as --tolerance, or 'off' (default 0.1)",
     )
     .option('--fail-on-regression', 'exit 1 when the gate fails, 4 when it is inconclusive')
+    .option('--judge <provider/model>', 'also grade paired outputs with a pairwise LLM judge (both orders; win rate)')
+    .option('--judge-criteria <text>', 'what "better" means for --judge (default: correctness, then helpfulness)')
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders (for run ids)', 'runs')
     .action(async (baselineRef, candidateRef, opts) => {
@@ -109,12 +111,16 @@ export function register(program: Command): void {
             seed: opts.seed,
             resamples: opts.resamples,
           });
+          const pairwise = opts.judge
+            ? await pairwiseSection(opts.judge, opts.judgeCriteria, baseline, candidate)
+            : null;
           const render = (format: string, toFile: boolean) =>
             format === 'json'
-              ? `${JSON.stringify(comparison, null, 2)}\n`
-              : format === 'markdown'
-                ? comparisonMarkdown(comparison)
-                : comparisonConsole(comparison, toFile ? { color: false } : {});
+              ? `${JSON.stringify(pairwise ? { ...comparison, pairwise: pairwise.summary } : comparison, null, 2)}\n`
+              : (format === 'markdown'
+                  ? comparisonMarkdown(comparison)
+                  : comparisonConsole(comparison, toFile ? { color: false } : {})) +
+                (pairwise ? pairwise.render(format === 'markdown' ? 'markdown' : 'console') : '');
           if (opts.out) {
             const { mkdir, writeFile } = await import('node:fs/promises');
             const { dirname, resolve } = await import('node:path');
@@ -136,4 +142,23 @@ export function register(program: Command): void {
         await baseline.close();
       }
     });
+}
+
+/** `--judge`: pairwise grading of the two runs' paired outputs (comparison/pairwise-judge.ts). */
+async function pairwiseSection(
+  flag: string,
+  criteria: string | undefined,
+  baseline: { view(): Promise<import('../../reporters/base.js').ExperimentView> },
+  candidate: { view(): Promise<import('../../reporters/base.js').ExperimentView> },
+) {
+  const { judgeRuns, parseJudgeFlag, renderPairwise } = await import('../../comparison/pairwise-judge.js');
+  let spec: ReturnType<typeof parseJudgeFlag>;
+  try {
+    spec = parseJudgeFlag(flag);
+  } catch (err) {
+    throw new CliError((err as Error).message, EXIT.usage);
+  }
+  const ctx = { baseDir: process.cwd(), env: process.env };
+  const summary = await judgeRuns(await baseline.view(), await candidate.view(), spec, ctx, { criteria });
+  return { summary, render: (format: 'console' | 'markdown') => renderPairwise(summary, format) };
 }

@@ -1,51 +1,18 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, harnessAsync } from '../../helpers/harness-cli.js';
 import { startJudgeServer } from '../../helpers/judge-server.js';
 
 // Drives the compiled CLI in child processes; the loopback judge runs in this process, so spawn is async.
-const root = resolve(__dirname, '../../../../..');
-const bin = join(root, 'packages/harness/bin/harness.js');
-
-beforeAll(() => {
-  if (!existsSync(join(root, 'packages/harness/dist/cli/main.js'))) {
-    spawnSync('npx', ['tsc', '-b', 'packages/models', 'packages/harness'], { cwd: root, stdio: 'inherit' });
-  }
-});
+beforeAll(ensureBuilt);
 
 type Server = Awaited<ReturnType<typeof startJudgeServer>>;
 const servers: Server[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
 });
-
-export function harnessAsync(
-  args: string[],
-  cwd: string,
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1', CI: '', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
 
 const suite = `
 version: "1.0"
