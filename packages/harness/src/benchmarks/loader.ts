@@ -13,6 +13,7 @@ import type { MetricSpec, SuiteLike } from '../runner/runner.js';
 import { caseContentId } from './hash.js';
 import { type InterpolationIssue, interpolateEnv } from './interpolate.js';
 import { formatIssue, type PathKey, PositionedDocument, type SuiteIssue } from './positions.js';
+import { normalizeSeedSuite } from './seed-format.js';
 import { SuiteCase, type SuiteDefaults, type SuiteEvaluator, SuiteFile, type SuiteMetric } from './schema.js';
 import { isIssue, type RawCase, readCaseFile } from './sources.js';
 import { registerCredentialPositions, SecretScrubber } from '../secrets/scrubber.js';
@@ -92,6 +93,8 @@ export async function validateSuite(
     return { suite: null, issues };
   }
   const raw = js as Record<string, unknown>;
+  // The seed's format: `agent.module` / `agent.config`, `min` / `max` thresholds (benchmarks/seed-format.ts).
+  for (const p of normalizeSeedSuite(raw).problems) issues.push(locate(p.path, p.message));
   const baseDir = dirname(abs);
 
   // Plugins first, so third-party evaluators/adapters/metrics are registered before names are checked.

@@ -7,6 +7,7 @@ import * as indexCommand from './commands/index.js';
 import * as judge from './commands/judge.js';
 import * as listPlugins from './commands/list-plugins.js';
 import * as merge from './commands/merge.js';
+import * as migrate from './commands/migrate.js';
 import * as run from './commands/run.js';
 import * as runs from './commands/runs.js';
 import * as validate from './commands/validate.js';
@@ -33,6 +34,7 @@ const commands: CommandModule[] = [
   view,
   merge,
   worker,
+  migrate,
 ];
 
 export function buildProgram(): Command {

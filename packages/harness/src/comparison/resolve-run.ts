@@ -33,6 +33,14 @@ export class RunReferenceError extends Error {
 export async function resolveRun(ref: string, options: ResolveRunOptions = {}): Promise<OpenedRun> {
   const { loadRun } = await import('../runner/run-folder.js');
   if (existsSync(ref)) {
+    if (!statSync(ref).isDirectory() && /\.json$/i.test(ref)) {
+      // Read now, so a file that is no experiment at all is a usage error (exit 2), not a crash later.
+      const view = await experimentFileView(ref);
+      return { view: async () => view, source: ref, journal: null, close: async () => {} };
+    }
+    if (statSync(ref).isDirectory() && !journalOf(ref) && !existsSync(join(ref, 'experiment.json'))) {
+      throw new RunReferenceError(`${ref}: not a run folder (no journal.jsonl or experiment.json)`);
+    }
     return { view: once(() => loadRun(ref)), source: ref, journal: journalOf(ref), close: async () => {} };
   }
   if (/\.(json|jsonl)$/i.test(ref)) {
@@ -73,6 +81,40 @@ export async function resolveRun(ref: string, options: ResolveRunOptions = {}): 
   } finally {
     if (!keepOpen) await store.close();
   }
+}
+
+/**
+ * An experiment JSON file as a view: this project's format, or a result file of the seed's origin project
+ * (converted on read). Anything else is a RunReferenceError naming the file and what is wrong.
+ */
+async function experimentFileView(file: string): Promise<ExperimentView> {
+  const { readFile } = await import('node:fs/promises');
+  const { Experiment } = await import('../core/experiment.js');
+  const { viewOf } = await import('../reporters/base.js');
+  const { fromOriginExperiment, isOriginExperiment } = await import('./origin-format.js');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new RunReferenceError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  if (isOriginExperiment(raw)) {
+    try {
+      return viewOf(fromOriginExperiment(raw, file));
+    } catch (err) {
+      throw new RunReferenceError(
+        (err as Error).message.startsWith(file) ? (err as Error).message : `${file}: ${(err as Error).message}`,
+      );
+    }
+  }
+  const parsed = Experiment.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RunReferenceError(
+      `${file}: not an experiment (${issue?.path.join('.') || '(root)'}: ${issue?.message}); expected a harness experiment.json or a result file of the origin harness`,
+    );
+  }
+  return viewOf(parsed.data);
 }
 
 /** The journal behind a run path, if any (the same preference as `loadRun`: a folder's journal first). */

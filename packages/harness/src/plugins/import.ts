@@ -19,9 +19,19 @@ async function importTypeScript(url: string): Promise<Record<string, unknown>> {
   if (!hostRunsTs && !tsxRegistered) {
     const { register } = await import('tsx/esm/api');
     register();
+    // A .ts file in a project whose package.json has no "type": "module" loads as CommonJS, which the ESM
+    // hook alone does not transform ("Unexpected identifier" on the first type annotation).
+    const cjs = await import('tsx/cjs/api');
+    cjs.register();
     tsxRegistered = true;
   }
-  return (await import(url)) as Record<string, unknown>;
+  const mod = (await import(url)) as Record<string, unknown>;
+  // Loaded as CommonJS, a module's named exports may only be reachable through `default`.
+  const inner = mod.default;
+  if (inner && typeof inner === 'object' && Object.keys(mod).every((k) => k === 'default' || k === 'module.exports')) {
+    return { ...(inner as Record<string, unknown>), ...mod };
+  }
+  return mod;
 }
 
 /** True when a specifier names a file (relative or absolute path) rather than a package. */
