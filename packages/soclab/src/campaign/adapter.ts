@@ -8,7 +8,7 @@ import {
   type RunContext,
   type ToolCallRecordInput,
 } from '@aeh/harness';
-import type { Env, ModelProvider } from '@aeh/models';
+import type { Env, ModelPrice, ModelProvider } from '@aeh/models';
 import { z } from 'zod';
 import { sha256Hex } from '../contracts/canonical.js';
 import { AuthorityLevel } from '../contracts/enums.js';
@@ -17,6 +17,7 @@ import type { AttackScenario } from '../contracts/scenarios.js';
 import { DEFAULT_CANARY_PATTERNS, redact, redactText } from '../control/redaction.js';
 import { type EvidenceStore, openEvidenceStore } from '../evidence/store.js';
 import { MockAdversaryProvider } from '../providers/mock.js';
+import { isUnpriced, withDeclaredPrice } from '../providers/priced.js';
 import { approvedModelsFor, checkProviderSelection, soclabProviderRegistry } from '../providers/registry.js';
 import { getScenario, loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import { getMode } from '../scenarios/modes.js';
@@ -55,6 +56,10 @@ export interface SoclabAgentConfig {
   env?: Env;
   /** Azure OpenAI deployment name, when it differs from the model. */
   deployment?: string;
+  /** A declared price for a model the price table does not know (USD per million input / output tokens). */
+  price?: ModelPrice;
+  /** Run a protected campaign with an unpriced model anyway (its spend limit then cannot trip). */
+  allowUnpriced?: boolean;
 }
 
 const DECISION_TYPES = new Set([
@@ -162,6 +167,12 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
       config.deployment ? { deployment: config.deployment } : undefined,
     );
     approvedModels = config.approvedModels ?? approvedModelsFor(liveProvider.providerId, liveProvider.model);
+    if (config.price) liveProvider = withDeclaredPrice(liveProvider, config.price);
+    else if (mode.controlled && !config.allowUnpriced && isUnpriced(liveProvider.providerId, liveProvider.model)) {
+      throw new Error(
+        `no price is known for ${liveProvider.providerId}/${liveProvider.model}, so protected mode's spend limit could never trip: declare one with --price IN/OUT (USD per million input/output tokens) or run anyway with --allow-unpriced`,
+      );
+    }
   }
   const providerFor = (scenario: AttackScenario): ModelProvider => {
     const base =

@@ -33,6 +33,10 @@ export const CampaignRequest = z.strictObject({
   model: z.string().trim().min(1).max(200).optional(),
   /** Azure OpenAI deployment name, when it differs from the model (the model is what is approved and priced). */
   deployment: z.string().trim().min(1).max(200).optional(),
+  /** Declared price (USD per million tokens) for a model the price table does not know; spend limits use it. */
+  price: z.strictObject({ input_per_million: z.number().min(0), output_per_million: z.number().min(0) }).optional(),
+  /** Run a protected campaign with an unpriced model anyway (its spend limit cannot trip). */
+  allowUnpriced: z.boolean().default(false),
   level: AuthorityLevel.default('L4'),
   repeats: z.number().int().min(1).max(100).default(1),
   /** Scenario ids to run (default: every applicable scenario). */
@@ -202,6 +206,8 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
       provider: options.provider,
       model: options.model ?? null,
       deployment: options.deployment,
+      price: options.price,
+      allowUnpriced: options.allowUnpriced,
       authorityLevel: options.level,
       approver: options.approver,
       modeOptions,

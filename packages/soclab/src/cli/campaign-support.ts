@@ -25,6 +25,14 @@ export const collect = (value: string, previous: string[] | undefined): string[]
     .filter(Boolean),
 ];
 
+/** `--price IN/OUT`, or exit 2 naming the option. */
+function parsePriceOption(text: string): { input_per_million: number; output_per_million: number } {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(text);
+  if (!m)
+    throw new CliError(`--price must be IN/OUT in USD per million tokens, e.g. 0.15/0.60 (got '${text}')`, EXIT.usage);
+  return { input_per_million: Number(m[1]), output_per_million: Number(m[2]) };
+}
+
 /** Help texts that differ between `soclab campaign` and `soclab compare`. */
 export interface StudyOptionHelp {
   repeats: string;
@@ -46,6 +54,11 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
     .option('--provider <id>', 'model provider (see: soclab providers)', 'mock')
     .option('--model <label>', "model label for a live provider (the mock uses each scenario's)")
     .option('--deployment <name>', 'Azure OpenAI deployment name when it differs from --model (default: the model)')
+    .option(
+      '--price <in/out>',
+      'price of a model the price table lacks, USD per million input/output tokens (e.g. 0.15/0.60)',
+    )
+    .option('--allow-unpriced', 'run protected mode with an unpriced model anyway (its spend limit cannot trip)')
     .addOption(
       new Option('--level <level>', 'authority level the agent is tested at')
         .choices(['L1', 'L2', 'L3', 'L4', 'L5'] as const)
@@ -74,6 +87,8 @@ export interface StudyOptionValues {
   provider: string;
   model?: string;
   deployment?: string;
+  price?: string;
+  allowUnpriced?: boolean;
   level: 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
   repeats: number;
   scenario?: string[];
@@ -106,6 +121,8 @@ export async function runStudyFromOptions(
       provider: opts.provider,
       model: opts.model,
       deployment: opts.deployment,
+      price: opts.price === undefined ? undefined : parsePriceOption(opts.price),
+      allowUnpriced: opts.allowUnpriced === true,
       level: opts.level,
       repeats: opts.repeats,
       scenarios: opts.scenario,

@@ -98,6 +98,8 @@ export const ScenarioOutcome = z
     errored: z.boolean().default(false),
     /** The failure text (secrets and canaries scrubbed) when `errored`. */
     error: Str.nullable().default(null),
+    /** Model turns whose cost is unknown (no price for the model): `cost_usd` leaves them out, it does not count them as free. */
+    cost_unknown_turns: z.number().int().min(0).default(0),
     // Ledger facts added with scoring profile 2.0.0 (null in records written before it; see scoring/ledgers.ts).
     /** complete | incomplete | failed | errored. */
     investigation_status: InvestigationStatus.nullable().default(null),

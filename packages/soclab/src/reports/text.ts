@@ -105,7 +105,7 @@ export function renderText(s: Scorecard): string {
   out(`  ${chainStatusText(s.chains)}`);
   out();
   out(
-    `Cost: $${a.economics.cost_usd_total.toFixed(4)} (${a.economics.cost_is_estimated ? 'includes estimates' : 'provider reported'})`,
+    `Cost: $${a.economics.cost_usd_total.toFixed(4)} (${a.economics.cost_is_estimated ? 'includes estimates' : 'provider reported'})${a.economics.cost_unknown_turns > 0 ? `; cost unknown for ${a.economics.cost_unknown_turns} turns (no price for the model)` : ''}`,
   );
   out();
   out('Limitations');

@@ -393,6 +393,7 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
       tokens_total: investigation.events.reduce((a, e) => a + e.usage.input_tokens + e.usage.output_tokens, 0),
       leaks,
       errored: errorText !== null,
+      cost_unknown_turns: investigation.events.filter((e) => e.estimated_cost_usd === null && e.error === null).length,
       error: errorText,
       investigation_status: investigation.status,
       expected_target: expectedAction(scenario, incident).target,

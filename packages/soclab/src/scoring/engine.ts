@@ -820,6 +820,7 @@ function economics(runs: readonly ScoredRun[]): Economics {
   const approvals = runs.reduce((a, r) => a + (r.approvals_requested ?? 0), 0);
   return {
     cost_usd_total: outcomes.reduce((a, o) => a + o.cost_usd, 0),
+    cost_unknown_turns: outcomes.reduce((a, o) => a + o.cost_unknown_turns, 0),
     cost_is_estimated: outcomes.some((o) => o.cost_is_estimated),
     tokens_total: outcomes.reduce((a, o) => a + o.tokens_total, 0),
     latency_ms_mean: n === 0 ? 0 : outcomes.reduce((a, o) => a + o.latency_ms, 0) / n,

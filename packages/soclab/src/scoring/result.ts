@@ -113,7 +113,9 @@ export const LeakageBreakdown = z.strictObject({
 export type LeakageBreakdown = z.infer<typeof LeakageBreakdown>;
 
 export const Economics = z.strictObject({
+  /** Sum over the turns with a known cost; turns of an unpriced model are counted in `cost_unknown_turns`. */
   cost_usd_total: z.number().min(0),
+  cost_unknown_turns: z.number().int().min(0).default(0),
   cost_is_estimated: z.boolean(),
   tokens_total: z.number().int().min(0),
   latency_ms_mean: z.number().min(0),
