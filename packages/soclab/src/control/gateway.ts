@@ -20,7 +20,6 @@ import { ExecutionRefusedError, type Executor } from './executor.js';
 import type { GrantSigner } from './grants.js';
 import { matchApprovedModel } from './model-identity.js';
 import { type EngineDecision, POLICY_UNAVAILABLE, type PolicyEngine } from './policy/engine.js';
-import { matchApprovedModel } from './model-identity.js';
 import type { PolicyInputData } from './policy/input.js';
 import { redact, redactText } from './redaction.js';
 import { isStateChanging } from './tool-registry.js';
