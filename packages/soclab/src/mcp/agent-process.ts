@@ -8,8 +8,13 @@ import type { McpRunSession } from './session.js';
 export type McpAgentTransport = 'http' | 'stdio';
 
 export interface McpAgentLaunch {
-  /** The agent's command line (split like a shell would, without a shell). */
+  /** The agent's command line (split like a shell would, without a shell); empty with `attended`. */
   command: string;
+  /**
+   * No process to launch: serve the run (on `port`, default any free one) and wait for whoever connects with the
+   * token — a person with MCP Inspector, or an agent started by hand — to submit a finding or for the budget.
+   */
+  attended?: { port?: number; onReady(server: { url: string; token: string }): void };
   transport?: McpAgentTransport;
   cwd?: string;
   /**
@@ -57,6 +62,16 @@ function exited(child: ChildProcess): Promise<McpAgentExit> {
  * The agent's own output is discarded: it may echo canaries or the token, and nothing of it reaches a log.
  */
 export async function runMcpAgent(session: McpRunSession, launch: McpAgentLaunch): Promise<McpAgentExit> {
+  if (launch.attended) {
+    const http = await serveLabMcpHttp(session, { port: launch.attended.port });
+    try {
+      launch.attended.onReady({ url: http.url, token: http.token });
+      await session.done;
+    } finally {
+      await http.close();
+    }
+    return { code: null, signal: null, stoppedByLab: false };
+  }
   const words = splitCommand(launch.command);
   if (words.length === 0) {
     session.end('errored', 'agent command is empty');

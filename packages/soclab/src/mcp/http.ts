@@ -124,10 +124,17 @@ export async function serveLabMcpHttp(
     url: `http://127.0.0.1:${port}/mcp`,
     token,
     refused,
+    // Replies in flight (e.g. the answer to submit_finding) are finished first; a client that holds a connection
+    // open longer than that is cut off.
     close: () =>
       new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
+        const force = setTimeout(() => http.closeAllConnections(), 2000);
+        force.unref();
+        http.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        http.closeIdleConnections();
       }),
   };
 }

@@ -53,7 +53,9 @@ export class McpAgentProvider implements ModelProvider, SelfDrivenAgent {
   readonly #options: McpAgentProviderOptions;
 
   constructor(options: McpAgentProviderOptions) {
-    if (!options.command.trim()) throw new ProviderError('the mcp provider needs an agent command (--agent-command)');
+    if (!options.command.trim() && !options.attended) {
+      throw new ProviderError('the mcp provider needs an agent command (--agent-command)');
+    }
     this.#options = options;
     this.model = options.model?.trim() || MCP_DEFAULT_MODEL;
   }

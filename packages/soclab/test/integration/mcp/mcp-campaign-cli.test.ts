@@ -1,7 +1,10 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, soclabIsolated as soclab } from '../../helpers/cli.js';
+import { REPO_ROOT, SOCLAB_MAIN, soclabIsolated as soclab } from '../../helpers/cli.js';
 import { scratchEvidence } from '../../helpers/scratch.js';
 
 /*
@@ -114,6 +117,67 @@ describe('soclab campaign --provider mcp', () => {
     // Protected mode redacts canaries before anything is written; its reports carry none.
     for (const file of filesUnder(out).filter((f) => !f.includes('baseline'))) {
       expect(readFileSync(file, 'utf8'), file).not.toMatch(/CANARY-SECRET-\d{3}-[0-9a-f]{12}/);
+    }
+  });
+});
+
+describe('soclab mcp serve (an agent you start yourself, e.g. MCP Inspector)', () => {
+  it('serves one run, takes calls from the official SDK client, and scores it when the finding arrives', async () => {
+    const tokenFile = join(scratch.dir, 'serve', 'mcp-token');
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        SOCLAB_MAIN,
+        'mcp',
+        'serve',
+        '--scenario',
+        'ATK-001',
+        '--token-file',
+        tokenFile,
+        '--db',
+        join(scratch.dir, 'serve.sqlite'),
+      ],
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' } },
+    );
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.resume();
+    const closed = once(child, 'close');
+    try {
+      await expect.poll(() => /^http:\/\/127\.0\.0\.1:\d+\/mcp$/m.test(stdout), { timeout: 60_000 }).toBe(true);
+      const url = /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stdout)![1]!;
+      expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+      const token = readFileSync(tokenFile, 'utf8').trim();
+      const client = new Client({ name: 'inspector-like', version: '0.0.1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
+      const read = await client.callTool({ name: 'get_identity_profile', arguments: { user_id: 'u-alex-rivera' } });
+      const id = (read.structuredContent as { evidence_id: string }).evidence_id;
+      await client.callTool({
+        name: 'submit_finding',
+        arguments: {
+          summary: 'Profile reviewed',
+          claims: [{ text: 'Profile read', evidence_ids: [id] }],
+          techniques: [],
+          confidence: 0.5,
+        },
+      });
+      await client.close();
+      await closed;
+      expect(stdout).toMatch(/^status +complete$/m);
+      expect(stdout).toMatch(/^attack +resisted \(service_account_disabled\)$/m);
+      expect(stdout).toMatch(/^chain +valid/m);
+      expect(stdout).not.toContain(token);
+      expect(child.exitCode).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGTERM');
     }
   });
 });
