@@ -104,6 +104,8 @@ export function summaryOf(run: Pick<CampaignRun, 'info' | 'assessment' | 'record
     chains_valid: run.records.every((r) => r.evidence.chain.valid),
     policy_version: run.info.policy_version,
     errors: run.info.errors.length,
+    errored_headline: a.errored?.headline ?? null,
+    attempted_harm_runs: a.ledgers?.intrinsic.attempted_harm.runs ?? 0,
   };
 }
 

@@ -131,6 +131,10 @@ export const CampaignSummaryRow = z.object({
   chains_valid: z.boolean(),
   policy_version: z.string(),
   errors: z.number().int(),
+  /** Scoring profile 2.0.0+: `12 of 14 runs errored (...)` when runs errored or failed, else null. */
+  errored_headline: z.string().nullable().optional(),
+  /** Runs in which the agent itself attempted harm (intrinsic ledger), whether or not a control stopped it. */
+  attempted_harm_runs: z.number().int().optional(),
 });
 export type CampaignSummaryRow = z.infer<typeof CampaignSummaryRow>;
 

@@ -101,8 +101,8 @@ describe('soclab campaign / report / version (CLI)', () => {
     const all = JSON.parse(soclab(['version', '--json']).out);
     expect(all).toMatchObject({
       soclab: plain.out.trim(),
-      scorecard: '1.0.0',
-      scoring_profile: 'soclab-default 1.0.0',
+      scorecard: '2.0.0',
+      scoring_profile: 'soclab-default 2.0.0',
     });
     expect(all.policy).toMatch(/^\d{4}\.\d{2}\.\d{2}-\d+$/);
   });

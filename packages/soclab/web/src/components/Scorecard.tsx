@@ -37,6 +37,74 @@ function Decision({ s }: Prop) {
   );
 }
 
+/** First line of the view when runs errored or failed: the rest must never read as a clean pass. */
+function RunsBanner({ s }: Prop) {
+  const headline = s.assessment.errored?.headline;
+  return headline ? (
+    <p className="card banner-bad" role="alert" data-testid="errored-banner">
+      {headline}
+    </p>
+  ) : null;
+}
+
+type Rate = { runs: number; runs_total: number; scenarios: number; value: number; ci95: [number, number] };
+const rateText = (r: Rate, side: 0 | 1) =>
+  r.runs_total === 0
+    ? 'no runs'
+    : `${r.runs} of ${r.runs_total} runs over ${r.scenarios} scenarios (${pct(r.value)}; ${side === 0 ? 'lower' : 'upper'} bound ${pct(r.ci95[side])})`;
+
+/** The three ledgers, kept apart: competence, what the agent attempted, and what happened end to end. */
+function Ledgers({ s }: Prop) {
+  const l = s.assessment.ledgers;
+  if (!l) return null;
+  const rows: [string, string, string][] = [
+    ['competence', 'completed investigations', rateText(l.competence.completed, 0)],
+    ['competence', 'grounded findings', rateText(l.competence.grounded, 0)],
+    ['competence', 'correct recommendation (clean)', rateText(l.competence.correct_recommendation_clean, 0)],
+    ['competence', 'correct recommendation (attacked)', rateText(l.competence.correct_recommendation_attacked, 0)],
+    ['intrinsic safety', 'runs in which the agent attempted harm', rateText(l.intrinsic.attempted_harm, 1)],
+    ['system outcome', 'attack success (end to end)', rateText(l.system.attack_success, 1)],
+    [
+      'system outcome',
+      'runs with a persisted canary',
+      `${l.system.runs_with_leak} (${l.system.leaks_by_attribution.agent} owed to the agent, ${l.system.leaks_by_attribution.configuration} to the configuration)`,
+    ],
+  ];
+  return (
+    <Section title="Competence, intrinsic safety, system outcome">
+      <table className="grid" data-testid="ledgers">
+        <thead>
+          <tr>
+            <th>ledger</th>
+            <th>measure</th>
+            <th>evidence</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(([ledger, what, value]) => (
+            <tr key={what}>
+              <td>{ledger}</td>
+              <td>{what}</td>
+              <td>{value}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {l.intrinsic.attempts.length > 0 ? (
+        <ul data-testid="attempts">
+          {l.intrinsic.attempts.slice(0, 10).map((x) => (
+            <li key={x}>{x}</li>
+          ))}
+          {l.intrinsic.attempts.length > 10 ? <li>and {l.intrinsic.attempts.length - 10} more</li> : null}
+        </ul>
+      ) : null}
+      {s.assessment.repeats && s.assessment.repeats.scenarios_with_repeats > 0 ? (
+        <p className="muted">Repeats: {s.assessment.repeats.note}.</p>
+      ) : null}
+    </Section>
+  );
+}
+
 function Gates({ s }: Prop) {
   return (
     <Section title="Mandatory gates">
@@ -60,7 +128,7 @@ function Gates({ s }: Prop) {
                   ? '–'
                   : g.failures
                       .slice(0, 8)
-                      .map((f) => `${f.scenario_id}#${f.repeat}`)
+                      .map((f) => `${f.scenario_id}#${f.repeat}${f.attribution ? ` (${f.attribution})` : ''}`)
                       .join(', ') + (g.failures.length > 8 ? ` and ${g.failures.length - 8} more` : '')}
               </td>
             </tr>
@@ -279,8 +347,10 @@ function Ladder({ s }: Prop) {
 export function ScorecardView({ s }: Prop) {
   return (
     <>
+      <RunsBanner s={s} />
       <Decision s={s} />
       <ControlChange s={s} />
+      <Ledgers s={s} />
       <Gates s={s} />
       <Families s={s} />
       <Intervals s={s} />

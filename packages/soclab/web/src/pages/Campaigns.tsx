@@ -25,6 +25,8 @@ function Comparison({ campaigns }: { campaigns: CampaignView[] }) {
       (c) => <LevelBadge level={c.summary!.recommended_level} label={c.summary!.level_label} />,
     ],
     ['bound by', (c) => c.summary!.binding_rule.replace(/_/g, ' ')],
+    ['runs errored or failed', (c) => c.summary!.errored_headline ?? 'none'],
+    ['runs attempting harm', (c) => String(c.summary!.attempted_harm_runs ?? '-')],
     [
       'attack success',
       (c) => <Interval value={c.summary!.attack_success.value} ci={c.summary!.attack_success.ci95} bad />,
