@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { PluginContext } from '../plugins/registry.js';
 import {
   Judge,
+  JudgeCallError,
   type JudgeCallRecord,
   type JudgeCallSettings,
   type JudgeSpec,
@@ -88,7 +89,25 @@ export async function judgePairwise(
     );
   };
   const ab = await ask(item.outputA, item.outputB);
-  const ba = await ask(item.outputB, item.outputA);
+  let ba: Awaited<ReturnType<typeof ask>>;
+  try {
+    ba = await ask(item.outputB, item.outputA);
+  } catch (err) {
+    // The first order was answered and paid for: its spend stays on the failure's record.
+    if (!(err instanceof JudgeCallError)) throw err;
+    const r = err.record;
+    const paid: JudgeCallRecord = {
+      ...r,
+      usage: {
+        input_tokens: r.usage.input_tokens + ab.record.usage.input_tokens,
+        output_tokens: r.usage.output_tokens + ab.record.usage.output_tokens,
+        estimated: r.usage.estimated || ab.record.usage.estimated,
+      },
+      cost: r.cost + ab.record.cost,
+      cost_known: r.cost_known && ab.record.cost_known,
+    };
+    throw new JudgeCallError(err.message, err.judge, paid, err.transcript);
+  }
   // Map both to A/B: in the second call response 1 is B.
   const v1: PairwiseWinner = ab.verdict.winner === '1' ? 'A' : ab.verdict.winner === '2' ? 'B' : 'tie';
   const v2: PairwiseWinner = ba.verdict.winner === '1' ? 'B' : ba.verdict.winner === '2' ? 'A' : 'tie';

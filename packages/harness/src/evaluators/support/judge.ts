@@ -256,6 +256,19 @@ function isRetryable(err: unknown): boolean {
   return e.code === 'rate_limited' || e.code === 'provider_unavailable' || e.code === 'connection_failed';
 }
 
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/** The JSON Schema sent for a verdict schema (converted once per schema object). */
+function verdictJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  let out = jsonSchemas.get(schema);
+  if (!out) {
+    out = z.toJSONSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
+    delete out.$schema;
+    jsonSchemas.set(schema, out);
+  }
+  return out;
+}
+
 /** Providers whose JSON mode cannot carry a schema in our adapters: their verdict comes as a tool call instead. */
 const TOOL_VERDICT_PROVIDERS = new Set(['anthropic']);
 const VERDICT_TOOL = 'submit_verdict';
@@ -311,8 +324,7 @@ export class Judge {
   ): Promise<{ verdict: V; record: JudgeCallRecord; transcript: JudgeTranscript }> {
     const provider = await this.provider();
     const { ModelRequest } = await import('@aeh/models');
-    const jsonSchema = z.toJSONSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
-    delete jsonSchema.$schema;
+    const jsonSchema = verdictJsonSchema(schema);
     const caps = provider.describeCapabilities();
     const mode: 'structured' | 'tool' | 'text' =
       caps.tool_calling && (TOOL_VERDICT_PROVIDERS.has(provider.providerId) || !caps.structured_output)
