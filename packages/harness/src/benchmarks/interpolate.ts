@@ -38,9 +38,11 @@ export function interpolateEnv(
   }
   if (Array.isArray(value)) return value.map((v, i) => interpolateEnv(v, env, redactor, issues, [...path, i]));
   if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = interpolateEnv(v, env, redactor, issues, [...path, k]);
-    return out;
+    // fromEntries defines own properties: a `__proto__` key stays a key (and is rejected as an unknown field)
+    // instead of silently becoming the object's prototype.
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, interpolateEnv(v, env, redactor, issues, [...path, k])]),
+    );
   }
   return value;
 }

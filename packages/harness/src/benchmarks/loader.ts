@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import { adapterRegistry } from '../adapters/base.js';
@@ -10,13 +10,14 @@ import { metricRegistry } from '../metrics/base.js';
 import { importModule } from '../plugins/import.js';
 import type { PluginBase } from '../plugins/registry.js';
 import type { MetricSpec, SuiteLike } from '../runner/runner.js';
+import { registerCredentialPositions, SecretScrubber } from '../secrets/scrubber.js';
 import { caseContentId } from './hash.js';
 import { type InterpolationIssue, interpolateEnv } from './interpolate.js';
 import { formatIssue, type PathKey, PositionedDocument, type SuiteIssue } from './positions.js';
 import { normalizeSeedSuite } from './seed-format.js';
 import { SuiteCase, type SuiteDefaults, type SuiteEvaluator, SuiteFile, type SuiteMetric } from './schema.js';
+import { readSourceText } from './source-limits.js';
 import { isIssue, type RawCase, readCaseFile } from './sources.js';
-import { registerCredentialPositions, SecretScrubber } from '../secrets/scrubber.js';
 
 /** Reported when a suite (or one of its case files) has problems; `issues` holds every one of them. */
 export class SuiteValidationError extends Error {
@@ -78,11 +79,14 @@ export async function validateSuite(
   if (!/\.(ya?ml|json)$/i.test(abs)) {
     return { suite: null, issues: [fileIssue('unsupported suite format; use .yaml, .yml or .json')] };
   }
-  const bytes = readFileSync(abs);
-  const hash = createHash('sha256').update(bytes);
-  const doc = new PositionedDocument(display, bytes.toString('utf8'));
+  // Size limit, strict UTF-8, strict JSON for .json, depth and alias limits: each a located issue, never a crash.
+  const source = readSourceText(abs, display);
+  if ('issue' in source) return { suite: null, issues: [source.issue] };
+  const hash = createHash('sha256').update(source.bytes);
+  const doc = new PositionedDocument(display, source.text, 0, { json: /\.json$/i.test(abs) });
   const locate: Locate = (p, m, o) => doc.issue(p, m, o);
   issues.push(...doc.syntaxIssues());
+  if (doc.fatal) return { suite: null, issues };
 
   const redactor = new SecretScrubber();
   const interp: InterpolationIssue[] = [];
@@ -95,15 +99,15 @@ export async function validateSuite(
   const raw = js as Record<string, unknown>;
   // The seed's format: `agent.module` / `agent.config`, `min` / `max` thresholds (benchmarks/seed-format.ts).
   for (const p of normalizeSeedSuite(raw).problems) issues.push(locate(p.path, p.message));
+  // Credential positions of the agent's options are secrets whatever their source (`{{env.X}}` included).
+  const agentSpec = raw.agent as { options?: unknown } | null | undefined;
+  if (agentSpec && typeof agentSpec === 'object') registerCredentialPositions(agentSpec.options, env, redactor);
   const baseDir = dirname(abs);
 
   // Plugins first, so third-party evaluators/adapters/metrics are registered before names are checked.
   if (Array.isArray(raw.plugins)) {
     for (let i = 0; i < raw.plugins.length; i++) {
       const spec = raw.plugins[i];
-  // Credential positions of the agent's options are secrets whatever their source (`{{env.X}}` included).
-  const agentSpec = raw.agent as { options?: unknown } | null | undefined;
-  if (agentSpec && typeof agentSpec === 'object') registerCredentialPositions(agentSpec.options, env, redactor);
       if (typeof spec !== 'string') continue;
       try {
         await importModule(spec, baseDir);

@@ -1,4 +1,18 @@
-import { type Document, isMap, isNode, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import {
+  Composer,
+  Document,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  Lexer,
+  LineCounter,
+  type Node,
+  Parser,
+  YAMLParseError,
+} from 'yaml';
+import { documentLimitProblem, SOURCE_LIMITS, type SourceProblem, strictJsonProblem } from './source-limits.js';
 
 /** One problem in a suite or case file, located as precisely as the source allows. */
 export interface SuiteIssue {
@@ -22,24 +36,99 @@ export function pathString(path: readonly PathKey[]): string {
   return path.map(String).join('.');
 }
 
+/** Thrown from the token stream when flow collections nest past the limit, before the parser recurses into them. */
+class TooDeep extends Error {
+  constructor(readonly offset: number) {
+    super('too deep');
+  }
+}
+
+/**
+ * parseDocument, with the lexer's tokens checked on their way to the parser: `[`/`{` nested past the depth limit
+ * stop the parse (the parser and composer recurse per level, and a few hundred kilobytes of brackets can exhaust
+ * the process).
+ */
+function parseGuarded(text: string, lines: LineCounter): { doc: Document; problem: SourceProblem | null } {
+  const parser = new Parser(lines.addNewLine);
+  const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
+  function* tokens() {
+    lines.addNewLine(0); // as Parser.parse does: line 1 starts at offset 0
+    let depth = 0;
+    for (const lexeme of new Lexer().lex(text)) {
+      if (lexeme === '[' || lexeme === '{') {
+        if (++depth > SOURCE_LIMITS.maxDepth) throw new TooDeep(parser.offset);
+      } else if (lexeme === ']' || lexeme === '}') depth--;
+      yield* parser.next(lexeme);
+    }
+    yield* parser.end();
+  }
+  let doc: Document | null = null;
+  try {
+    for (const d of composer.compose(tokens(), true, text.length)) {
+      if (!doc) doc = d;
+      else {
+        doc.errors.push(
+          new YAMLParseError([d.range[0], d.range[1]], 'MULTIPLE_DOCS', 'a file holds one document (found a second)'),
+        );
+        break;
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof TooDeep)) throw err;
+    const message = `nesting deeper than ${SOURCE_LIMITS.maxDepth} levels (the limit for suite files)`;
+    return { doc: new Document(null), problem: { offset: err.offset, message } };
+  }
+  return { doc: doc ?? new Document(null), problem: null };
+}
+
 /** A parsed YAML/JSON source with position lookup for any field path. */
 export class PositionedDocument {
   readonly doc: Document;
   readonly lines = new LineCounter();
+  /** Why the document cannot be used at all (strict JSON, depth, alias limits); reported by syntaxIssues. */
+  readonly fatal: SourceProblem | null;
 
   constructor(
     readonly file: string,
     readonly text: string,
     /** Added to every line (for documents embedded in a larger file, e.g. one JSONL line). */
     readonly lineOffset = 0,
+    /** `json: true` for `.json` files: strict JSON (YAML would accept trailing commas and comments). */
+    options: { json?: boolean } = {},
   ) {
-    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
+    const strict = options.json ? strictJsonProblem(text) : null;
+    if (strict) {
+      this.doc = new Document(null);
+      this.fatal = { ...strict, message: `invalid JSON: ${strict.message}` };
+      this.#countLines();
+      return;
+    }
+    const { doc, problem } = parseGuarded(text, this.lines);
+    this.doc = doc;
+    this.fatal = problem ?? (doc.errors.length === 0 ? documentLimitProblem(doc) : null);
   }
 
-  /** Syntax errors (each once per position). */
+  /** Line starts for position lookup when the parser did not run (it feeds the counter itself). */
+  #countLines(): void {
+    this.lines.addNewLine(0);
+    for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) this.lines.addNewLine(i + 1);
+  }
+
+  /** Syntax errors (each once per position), and the limit or strict-JSON problem that stops the document. */
   syntaxIssues(): SuiteIssue[] {
     const seen = new Set<string>();
     const out: SuiteIssue[] = [];
+    if (this.fatal) {
+      const { line, col } = this.lines.linePos(this.fatal.offset);
+      out.push({
+        file: this.file,
+        line: (line || 1) + this.lineOffset,
+        col: col || 1,
+        path: '',
+        message: this.fatal.message,
+      });
+      return out;
+    }
     for (const e of [...this.doc.errors]) {
       let { line, col } = this.lines.linePos(e.pos[0]);
       let message = `syntax error: ${describeYamlError(e.code, e.message)}`;
@@ -68,8 +157,10 @@ export class PositionedDocument {
     return null;
   }
 
+  /** The document as plain data; null for a fatal document. Aliases are already bounded by documentLimitProblem. */
   toJS(): unknown {
-    return this.doc.toJS({ maxAliasCount: 100 });
+    if (this.fatal) return null;
+    return this.doc.toJS({ maxAliasCount: -1 });
   }
 
   /**

@@ -1,7 +1,15 @@
 import type { Hash } from 'node:crypto';
-import { createReadStream, readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { CsvParser, type CsvRecord } from './csv.js';
 import { type PathKey, PositionedDocument, pathString, type SuiteIssue } from './positions.js';
+import {
+  decodeStrict,
+  formatBytes,
+  nestsDeeperThan,
+  readSourceText,
+  SOURCE_LIMITS,
+  strictJsonProblem,
+} from './source-limits.js';
 
 /** A case as read from a source, before validation, with a way to locate any of its fields. */
 export interface RawCase {
@@ -23,43 +31,86 @@ export function isIssue(x: RawCase | SuiteIssue): x is SuiteIssue {
   return 'message' in x && 'line' in x;
 }
 
-/** Split a byte stream into lines with 1-based line numbers (a trailing partial line is yielded too). */
-async function* lines(file: string, hash?: Hash): AsyncGenerator<{ text: string; line: number }> {
-  let carry = '';
+type Line = { text: string; line: number; newline: boolean } | SuiteIssue;
+
+/**
+ * Split a byte stream into strict UTF-8 lines with 1-based line numbers (a trailing partial line is yielded too).
+ * Lines are cut on the newline byte, which never occurs inside a multi-byte character, so each line is checked
+ * and decoded on its own; an invalid line or one over the size limit is an issue, and reading stops there.
+ */
+async function* lines(file: string, display: string, hash?: Hash): AsyncGenerator<Line> {
+  let carry: Buffer = Buffer.alloc(0);
   let line = 0;
   const stream = createReadStream(file, { highWaterMark: 256 * 1024 });
-  const decoder = new TextDecoder('utf-8');
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash?.update(chunk);
-    const text = carry + decoder.decode(chunk, { stream: true });
-    let start = 0;
-    for (;;) {
-      const nl = text.indexOf('\n', start);
-      if (nl < 0) break;
-      line++;
-      yield { text: text.slice(start, nl).replace(/\r$/, ''), line };
-      start = nl + 1;
+  const decode = (bytes: Buffer, newline: boolean): Line => {
+    line++;
+    if (line === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+    const decoded = decodeStrict(bytes);
+    if ('message' in decoded) return { file: display, path: '', ...decoded, line: line + decoded.line - 1 };
+    return { text: decoded.text.replace(/\r$/, ''), line, newline };
+  };
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      hash?.update(chunk);
+      const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      let start = 0;
+      for (;;) {
+        const nl = bytes.indexOf(0x0a, start);
+        if (nl < 0) break;
+        const out = decode(bytes.subarray(start, nl), true);
+        yield out;
+        if ('message' in out) return;
+        start = nl + 1;
+      }
+      carry = Buffer.from(bytes.subarray(start));
+      if (carry.length > SOURCE_LIMITS.maxBytes) {
+        yield {
+          file: display,
+          line: line + 1,
+          col: 1,
+          path: '',
+          message: `line is longer than ${formatBytes(SOURCE_LIMITS.maxBytes)}, the limit for one JSONL line or CSV record`,
+        };
+        return;
+      }
     }
-    carry = text.slice(start);
+    if (carry.length > 0) yield decode(carry, false);
+  } finally {
+    stream.destroy();
   }
-  carry += decoder.decode();
-  if (carry.length > 0) yield { text: carry.replace(/\r$/, ''), line: line + 1 };
 }
 
 async function* readJsonl(file: string, display: string, hash?: Hash): AsyncGenerator<RawCase | SuiteIssue> {
-  for await (const { text, line } of lines(file, hash)) {
+  for await (const read of lines(file, display, hash)) {
+    if ('message' in read) {
+      yield read;
+      return;
+    }
+    const { text, line } = read;
     if (text.trim() === '') continue;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (err) {
-      const m = /position (\d+)/.exec(err instanceof Error ? err.message : '');
+      // JSON.parse often names no position; the strict scanner finds the first problem and its column.
+      const problem = strictJsonProblem(text);
       yield {
         file: display,
         line,
-        col: m ? Number(m[1]) + 1 : 1,
+        col: problem ? problem.offset + 1 : 1,
         path: '',
-        message: `invalid JSON: ${err instanceof Error ? err.message : String(err)}`,
+        message: `invalid JSON: ${problem?.message ?? (err instanceof Error ? err.message : String(err))}`,
+      };
+      continue;
+    }
+    if (nestsDeeperThan(value, SOURCE_LIMITS.maxDepth)) {
+      const problem = strictJsonProblem(text);
+      yield {
+        file: display,
+        line,
+        col: problem ? problem.offset + 1 : 1,
+        path: '',
+        message: `nesting deeper than ${SOURCE_LIMITS.maxDepth} levels (the limit for suite files)`,
       };
       continue;
     }
@@ -126,8 +177,6 @@ async function* readCsv(file: string, display: string, hash?: Hash): AsyncGenera
       },
     };
   };
-  const decoder = new TextDecoder('utf-8');
-  const stream = createReadStream(file, { highWaterMark: 256 * 1024 });
   const handle = function* (records: CsvRecord[]): Generator<RawCase | SuiteIssue> {
     for (const rec of records) {
       if (!header) {
@@ -140,20 +189,28 @@ async function* readCsv(file: string, display: string, hash?: Hash): AsyncGenera
       yield toCase(rec);
     }
   };
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash?.update(chunk);
-    yield* handle(parser.feed(decoder.decode(chunk, { stream: true })));
+  // Fed line by line (strict UTF-8 per line); a quoted field may span lines, the parser keeps its state.
+  for await (const read of lines(file, display, hash)) {
+    if ('message' in read) {
+      yield read;
+      return;
+    }
+    yield* handle(parser.feed(read.newline ? `${read.text}\n` : read.text));
   }
-  yield* handle(parser.feed(decoder.decode()));
   yield* handle(parser.end());
 }
 
 async function* readDocument(file: string, display: string, hash?: Hash): AsyncGenerator<RawCase | SuiteIssue> {
-  const bytes = readFileSync(file);
-  hash?.update(bytes);
-  const doc = new PositionedDocument(display, bytes.toString('utf8'));
+  const source = readSourceText(file, display);
+  if ('issue' in source) {
+    yield source.issue;
+    return;
+  }
+  hash?.update(source.bytes);
+  const doc = new PositionedDocument(display, source.text, 0, { json: file.toLowerCase().endsWith('.json') });
   const syntax = doc.syntaxIssues();
   yield* syntax;
+  if (doc.fatal) return;
   const value = doc.toJS();
   if (!Array.isArray(value)) {
     if (syntax.length === 0) yield doc.issue([], 'a case file must hold a list of cases');
