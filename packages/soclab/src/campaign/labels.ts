@@ -1,4 +1,5 @@
 import type { ModelProvider, ModelRequest } from '@aeh/models';
+import { asSelfDriven } from '../mcp/self-driven.js';
 
 /**
  * The `labels` ablation: the model sees the same messages with the untrusted-data labelling removed (every message
@@ -9,6 +10,9 @@ import type { ModelProvider, ModelRequest } from '@aeh/models';
  * skip it for scripted providers and say so.
  */
 export function withoutTrustLabels(provider: ModelProvider): ModelProvider {
+  // An MCP agent is shown tool results by the lab's MCP server, which drops the marking itself.
+  const driven = asSelfDriven(provider);
+  if (driven?.withoutTrustLabels) return driven.withoutTrustLabels();
   const strip = (request: ModelRequest): ModelRequest => ({
     ...request,
     system_prompt: request.system_prompt

@@ -1,3 +1,4 @@
+import type { ModelProvider } from '@aeh/models';
 import type { InvestigationResult } from '../contracts/models.js';
 import type { InvestigationOptions } from '../orchestrator/investigation.js';
 
@@ -8,6 +9,8 @@ import type { InvestigationOptions } from '../orchestrator/investigation.js';
  */
 export interface SelfDrivenAgent {
   investigate(options: InvestigationOptions): Promise<InvestigationResult>;
+  /** The same agent with the untrusted-data marking removed from what it is shown (the `labels` ablation). */
+  withoutTrustLabels?(): ModelProvider;
 }
 
 /** The provider as a self-driven agent, or null for an ordinary model provider. */

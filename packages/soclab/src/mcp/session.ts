@@ -14,7 +14,7 @@ import {
 } from '../contracts/models.js';
 import { isStateChangingTool } from '../contracts/tools.js';
 import type { ProposalPort } from '../orchestrator/port.js';
-import { GET_ACTION_STATUS, SUBMIT_FINDING, TASK_TEXT } from './catalog.js';
+import { GET_ACTION_STATUS, SUBMIT_FINDING, TASK_TEXT, TASK_TEXT_WITHOUT_LABELS } from './catalog.js';
 
 /**
  * One MCP run: the agent's every `tools/call` is mediated here. Simulator tools (and unknown ones) become an
@@ -54,6 +54,8 @@ export interface McpRunOptions {
   agentId?: string;
   delegatedUserId?: string;
   limits?: McpLimitsInput;
+  /** false only for the `labels` ablation: results, alert and task without the untrusted-data marking. */
+  labelUntrusted?: boolean;
   signal?: AbortSignal;
   onTurn?: (event: CanonicalModelEvent) => void;
   onProposal?: (proposal: ActionProposal, result: ProposalResult) => void;
@@ -166,11 +168,16 @@ export class McpRunSession {
 
   /** The alert as the agent reads it (prompt and resource): untrusted data with its evidence id. */
   alertDocument(): Record<string, unknown> {
-    return { trust: 'untrusted', evidence_id: 'alert', incident_id: this.o.incidentId, alert: this.o.alert };
+    return this.label({ evidence_id: 'alert', incident_id: this.o.incidentId, alert: this.o.alert });
   }
 
   taskText(): string {
-    return TASK_TEXT;
+    return this.o.labelUntrusted === false ? TASK_TEXT_WITHOUT_LABELS : TASK_TEXT;
+  }
+
+  /** Mark data as untrusted, as the HTTP contract does (unless the `labels` ablation removes the marking). */
+  private label(data: Record<string, unknown>): Record<string, unknown> {
+    return this.o.labelUntrusted === false ? data : { trust: 'untrusted', ...data };
   }
 
   /** End the run from outside (agent exited, budget, cancellation). The first end wins. */
@@ -274,16 +281,12 @@ export class McpRunSession {
     if (result.status === 'executed' && result.output !== null) {
       const id = `${tool}:${this.evidence.size}`;
       this.register(id, tool, result.output, sortedJson(result.output));
-      return textResult({ trust: 'untrusted', evidence_id: id, tool, result: result.output });
+      return textResult(this.label({ evidence_id: id, tool, result: result.output }));
     }
     if (result.status === 'executed') {
-      return textResult({
-        action_id: proposal.proposal_id,
-        tool,
-        status: 'executed',
-        receipt: result.receipt,
-        trust: 'untrusted',
-      });
+      return textResult(
+        this.label({ action_id: proposal.proposal_id, tool, status: 'executed', receipt: result.receipt }),
+      );
     }
     if (result.status === 'awaiting_approval' || result.status === 'proposed') {
       return textResult({ action_id: proposal.proposal_id, tool, status: result.status, reason_codes: reasons });

@@ -37,6 +37,8 @@ export interface McpAgentProviderOptions extends McpAgentLaunch {
   /** Label recorded on every proposal and turn (default `agent`). */
   model?: string;
   limits?: McpLimitsInput;
+  /** false only for the `labels` ablation (see McpRunSession). */
+  labelUntrusted?: boolean;
 }
 
 const positive = (env: Env, name: string): number | undefined => {
@@ -110,12 +112,17 @@ export class McpAgentProvider implements ModelProvider, SelfDrivenAgent {
       agentId: options.agentId,
       delegatedUserId: options.delegatedUserId,
       limits: this.#options.limits,
+      labelUntrusted: this.#options.labelUntrusted,
       signal: options.signal,
       onTurn: options.onTurn,
       onProposal: options.onProposal,
     });
     await runMcpAgent(session, this.#options);
     return session.result();
+  }
+
+  withoutTrustLabels(): McpAgentProvider {
+    return new McpAgentProvider({ ...this.#options, model: this.model, labelUntrusted: false });
   }
 
   #notAModel(): never {

@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { withoutTrustLabels } from '../../../src/campaign/labels.js';
 import { TOOL_DEFINITIONS } from '../../../src/contracts/tools.js';
 import type { ApproverVerdict, ExternalApprover } from '../../../src/control/approver.js';
 import { BaselinePort } from '../../../src/control/baseline-port.js';
@@ -13,6 +14,7 @@ import { runMcpAgent } from '../../../src/mcp/agent-process.js';
 import { LAB_TOOLS } from '../../../src/mcp/catalog.js';
 import { type LabMcpHttpServer, serveLabMcpHttp } from '../../../src/mcp/http.js';
 import { type McpLimitsInput, McpRunSession, mcpTraceId } from '../../../src/mcp/session.js';
+import { McpAgentProvider } from '../../../src/providers/mcp.js';
 import { createSimulator, type SimulatorState } from '../../../src/simulator/state.js';
 
 /*
@@ -39,7 +41,7 @@ afterEach(async () => {
 
 async function labRun(
   mode: 'baseline' | 'protected',
-  options: { limits?: McpLimitsInput; approver?: ExternalApprover; injections?: string[] } = {},
+  options: { limits?: McpLimitsInput; approver?: ExternalApprover; injections?: string[]; labels?: boolean } = {},
 ): Promise<LabRun> {
   const runId = randomUUID();
   const simulator = createSimulator({
@@ -65,6 +67,7 @@ async function labRun(
     providerId: 'mcp',
     model: 'agent',
     limits: options.limits,
+    labelUntrusted: options.labels,
   });
   const http = await serveLabMcpHttp(session);
   const client = new Client({ name: 'hostile-test-client', version: '0.0.1' });
@@ -145,6 +148,22 @@ describe('the official MCP SDK client against the lab server', () => {
     expect(structured(r)).toMatchObject({ trust: 'untrusted', evidence_id: 'get_identity_profile:1' });
     expect(JSON.parse(text(r))).toEqual(structured(r));
     everyExecutionHasAGrant(run);
+  });
+});
+
+describe('the labels ablation for MCP agents', () => {
+  it('drops the untrusted-data marking from results, alert and task, and nothing else', async () => {
+    const ablated = withoutTrustLabels(new McpAgentProvider({ command: 'node agent.mjs' }));
+    expect(ablated).toBeInstanceOf(McpAgentProvider);
+    const run = await labRun('protected', { labels: false });
+    const r = await call(run, 'get_identity_profile', { user_id: SUBJECT });
+    expect(structured(r)).toMatchObject({ evidence_id: 'get_identity_profile:1', tool: 'get_identity_profile' });
+    expect(structured(r).trust).toBeUndefined();
+    const prompt = await run.client.getPrompt({ name: 'investigate_alert' });
+    expect(JSON.stringify(prompt.messages)).not.toMatch(/untrusted/);
+    const labelled = await labRun('protected');
+    const task = await labelled.client.getPrompt({ name: 'investigate_alert' });
+    expect(JSON.stringify(task.messages)).toMatch(/untrusted data/);
   });
 });
 
