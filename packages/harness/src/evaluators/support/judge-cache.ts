@@ -50,6 +50,8 @@ export class JudgeSession {
   readonly #scrub: (text: string) => string;
   /** Backoff between judge call attempts (tests shorten it); the runner's defaults otherwise. */
   readonly retry: Partial<Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs' | 'maxRetryAfterMs'>> | undefined;
+  /** Seconds a judge call may take when its evaluator sets no `timeout` (the run's `--timeout`). */
+  callTimeoutSeconds: number | undefined;
   /** Counts for the run summary: calls made, replies answered from the cache. */
   calls = 0;
   hits = 0;
@@ -58,10 +60,12 @@ export class JudgeSession {
     options: {
       scrub?: (text: string) => string;
       retry?: Partial<Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs' | 'maxRetryAfterMs'>>;
+      callTimeoutSeconds?: number;
     } = {},
   ) {
     this.#scrub = options.scrub ?? ((t) => t);
     this.retry = options.retry;
+    this.callTimeoutSeconds = options.callTimeoutSeconds;
   }
 
   get size(): number {

@@ -11,16 +11,17 @@ type Scrubber = { text?: (t: string) => string; scrub?: (t: string) => string };
 /**
  * Give a `harness run` its judge session: the reply cache is written to `<run folder>/judge-cache.jsonl` (and to
  * the `--record` folder), and filled beforehand from the `--replay` folder or the run being resumed, so judge
- * verdicts of a replayed run come from the recording with zero judge calls.
+ * verdicts of a replayed run come from the recording with zero judge calls. `--timeout` also bounds each judge
+ * call whose evaluator sets no `timeout`.
  */
 export function attachJudgeSession(
   options: RunExperimentOptions,
   suite: { baseDir: string; redactor?: Scrubber },
-  mode: { record?: string; replay?: string; resume?: string },
+  mode: { record?: string; replay?: string; resume?: string; timeout?: number },
 ): JudgeSession {
   const r = suite.redactor;
   const scrub = (t: string) => (r?.text ? r.text(t) : r?.scrub ? r.scrub(t) : t);
-  const session = new JudgeSession({ scrub });
+  const session = new JudgeSession({ scrub, callTimeoutSeconds: mode.timeout });
   try {
     if (mode.replay) session.load(mode.replay);
     if (mode.resume) {

@@ -40,8 +40,8 @@ export const JudgeOptions = {
   quorum: z.number().int().min(1).optional(),
   temperature: z.number().min(0).max(2).default(0),
   max_output_tokens: z.number().int().min(16).max(8192).default(600),
-  /** Seconds one judge call may take before it counts as failed (default 60). */
-  timeout: z.number().positive().max(3600).default(60),
+  /** Seconds one judge call may take before it counts as failed (default: the run's --timeout, else 60). */
+  timeout: z.number().positive().max(3600).optional(),
   /** Attempts per judge call, including the first, for rate limits (429), 5xx and connection failures. */
   max_attempts: z.number().int().min(1).max(10).default(3),
   /** Calls to one judge model in flight at once, across the whole process (default 4). */
@@ -163,7 +163,7 @@ export const DEFAULT_JUDGE_SETTINGS: JudgeCallSettings = {
 /** Settings from validated judge options (and a panel member's own overrides). */
 export function judgeSettings(
   o: {
-    timeout: number;
+    timeout?: number;
     max_attempts: number;
     max_concurrency: number;
     requests_per_minute?: number;
@@ -174,7 +174,8 @@ export function judgeSettings(
   ctx: JudgeContext,
 ): JudgeCallSettings {
   return {
-    timeoutMs: Math.round((spec.timeout ?? o.timeout) * 1000),
+    // Without a judge timeout of its own, a judge call is bounded like an agent call (`harness run -t`), else 60 s.
+    timeoutMs: Math.round((spec.timeout ?? o.timeout ?? ctx.judges?.callTimeoutSeconds ?? 60) * 1000),
     maxAttempts: o.max_attempts,
     maxConcurrency: spec.max_concurrency ?? o.max_concurrency,
     requestsPerMinute: spec.requests_per_minute ?? o.requests_per_minute,

@@ -114,4 +114,22 @@ describe('judge cache and --replay', () => {
     expect(rep.code).toBe(2);
     expect(rep.stderr).toMatch(/judge-cache\.jsonl:1: key: /);
   });
+
+  it('harness run -t bounds a judge call whose evaluator sets no timeout (it used to wait 60 s)', async () => {
+    const server = await startJudgeServer(() => ({ hang: true }));
+    servers.push(server);
+    const d = mkdtempSync(join(tmpdir(), 'aeh-judge-timeout-'));
+    writeFileSync(join(d, 'suite.yaml'), suite.replace('repeat: 2', 'repeat: 1'));
+    const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.url };
+    const r = await harnessAsync(
+      ['run', 'suite.yaml', '-t', '1', '--out', 'run', '--format', 'json', '--no-index'],
+      d,
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const got = results(join(d, 'run'));
+    expect(got.map((x) => x.status)).toEqual(['error', 'error']);
+    const journal = readFileSync(join(d, 'run/journal.jsonl'), 'utf8');
+    expect(journal).toContain('failed after 1 attempt: no reply within 1 s (judge timeout)');
+  });
 });
