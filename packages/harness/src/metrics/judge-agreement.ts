@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { collectPanelRatings, panelAgreement } from '../evaluators/support/judge.js';
+import { bootstrapIterations } from '../stats/bootstrap.js';
+import { bootstrapStatistic } from '../stats/bootstrap-statistic.js';
 import { defineBuiltinMetric } from './support/common.js';
 
 const Options = z.object({
@@ -9,7 +11,8 @@ const Options = z.object({
 
 /**
  * Agreement of an LLM-judge panel across the run: Cohen's kappa on pass/fail with two judges, Krippendorff's
- * alpha (nominal) with more; details add alpha on the scores (interval). Needs evaluations with a `panel`.
+ * alpha (nominal) with more; details add alpha on the scores (interval level). The 95% interval is a seeded
+ * percentile bootstrap over cases (the statistic recomputed on resampled cases). Needs evaluations with a `panel`.
  */
 export const judgeAgreement = defineBuiltinMetric({
   name: 'judge_agreement',
@@ -35,9 +38,24 @@ export const judgeAgreement = defineBuiltinMetric({
         },
       };
     }
+    // Resample cases, keeping each case's verdicts from every judge together.
+    const statisticOf = (idx: readonly number[]) => {
+      const pick = <T>(rows: T[][]) => rows.map((row) => idx.map((i) => row[i]));
+      const b = panelAgreement({
+        ...ratings,
+        passed: pick(ratings.passed),
+        scores: pick(ratings.scores),
+        cases: idx.length,
+      });
+      return (a.judges === 2 ? b.kappa : b.alpha_nominal) ?? Number.NaN;
+    };
+    const boot = bootstrapStatistic(ratings.cases, statisticOf, {
+      iterations: bootstrapIterations(ratings.cases * a.judges),
+    });
     return {
       value,
       formatted_value: `${value.toFixed(2)} (${a.judges === 2 ? 'κ' : 'α'})`,
+      interval: boot ? { lower: boot.lower, upper: boot.upper, level: 0.95, method: 'bootstrap (cases)' } : null,
       sample_size: a.cases,
       details: { statistic, judge_names: ratings.judges, ...a },
     };

@@ -4,8 +4,7 @@ import { agentOutput } from '../../core/agent.js';
 import { TestCase } from '../../core/testcase.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import { cohenKappa } from '../../stats/agreement.js';
-import { quantileSorted } from '../../stats/percentiles.js';
-import { DEFAULT_SEED, seededRandom } from '../../stats/rng.js';
+import { bootstrapStatistic } from '../../stats/bootstrap-statistic.js';
 import { type Interval, wilson } from '../../stats/wilson.js';
 import { createEvaluator } from '../base.js';
 import type { JudgeSpec } from './judge.js';
@@ -91,31 +90,15 @@ export interface CalibrationReport {
   output_tokens: number;
 }
 
-/** Percentile bootstrap interval of Cohen's kappa, resampling items (seeded, reproducible). */
-export function kappaInterval(
-  judge: readonly boolean[],
-  human: readonly boolean[],
-  iterations = 2000,
-  seed = DEFAULT_SEED,
-): Interval | null {
-  const n = judge.length;
-  if (n === 0) return null;
-  const random = seededRandom(seed);
-  const values: number[] = [];
-  const a: boolean[] = new Array(n);
-  const b: boolean[] = new Array(n);
-  for (let it = 0; it < iterations; it++) {
-    for (let i = 0; i < n; i++) {
-      const k = Math.floor(random() * n);
-      a[i] = judge[k];
-      b[i] = human[k];
-    }
-    const k = cohenKappa(a, b);
-    if (Number.isFinite(k)) values.push(k);
-  }
-  if (values.length === 0) return null;
-  values.sort((x, y) => x - y);
-  return { lower: quantileSorted(values, 0.025), upper: quantileSorted(values, 0.975) };
+/** Percentile bootstrap 95% interval of Cohen's kappa, resampling labelled items (seeded, reproducible). */
+export function kappaInterval(judge: readonly boolean[], human: readonly boolean[]): Interval | null {
+  const b = bootstrapStatistic(judge.length, (idx) =>
+    cohenKappa(
+      idx.map((i) => judge[i]),
+      idx.map((i) => human[i]),
+    ),
+  );
+  return b ? { lower: b.lower, upper: b.upper } : null;
 }
 
 /**

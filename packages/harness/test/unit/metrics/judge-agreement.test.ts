@@ -42,6 +42,41 @@ describe('judge_agreement', () => {
     expect(m.value).toBeCloseTo(krippendorffAlpha([a, b, c], 'nominal'), 12);
     expect(m.details.alpha_interval).not.toBeNull();
   });
+  it('gives kappa a case-bootstrap 95% interval that a second, hand-written bootstrap reproduces', () => {
+    const results = a.map((_, i) => panelResult(`c${i}`, [a[i], b[i]]));
+    const m = calc('judge_agreement', results);
+    // Reference: mulberry32 draws of case indices, kappa per resample, type-7 percentiles, same seed.
+    let state = 20260930 >>> 0;
+    const rand = () => {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const ks: number[] = [];
+    for (let it = 0; it < 2000; it++) {
+      const idx = a.map(() => Math.floor(rand() * a.length));
+      const k = cohenKappa(
+        idx.map((i) => a[i]),
+        idx.map((i) => b[i]),
+      );
+      if (Number.isFinite(k)) ks.push(k);
+    }
+    ks.sort((x, y) => x - y);
+    const q = (p: number) => {
+      const h = (ks.length - 1) * p;
+      const lo = Math.floor(h);
+      return ks[lo] + (h - lo) * (ks[Math.min(ks.length - 1, lo + 1)] - ks[lo]);
+    };
+    expect(m.interval?.lower).toBeCloseTo(q(0.025), 12);
+    expect(m.interval?.upper).toBeCloseTo(q(0.975), 12);
+    expect(m.interval?.lower as number).toBeLessThanOrEqual(m.value);
+    expect(m.interval?.upper as number).toBeGreaterThanOrEqual(m.value);
+    // a panel that always agrees: kappa 1 in every resample
+    const same = a.map((_, i) => panelResult(`s${i}`, [a[i], a[i]]));
+    expect(calc('judge_agreement', same).interval).toMatchObject({ lower: 1, upper: 1 });
+  });
   it('says n/a without a panel', () => {
     expect(calc('judge_agreement', [res()]).formatted_value).toBe('n/a');
   });
