@@ -168,8 +168,9 @@ export function defineJudgeEvaluator<O extends Record<string, unknown>>(
               return;
             }
             const { answer, read } = s.value;
-            // A verdict that repeats an instruction planted in the output is the output grading itself.
-            const echoed = echoedInstruction(read.reasoning, text);
+            // A passing verdict that repeats an instruction planted in the output is the output grading itself.
+            // A failing one resisted it (quoting the attempt is fine): the injection only ever asks for a pass.
+            const echoed = read.passed ? echoedInstruction(read.reasoning, text) : null;
             if (echoed) {
               failures.push({
                 judge: label,
