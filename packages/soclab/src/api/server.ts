@@ -30,6 +30,7 @@ import { CampaignService } from './campaigns.js';
 import { isLoopback, type ServerConfig } from './config.js';
 import type { ApiApp, ApiContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
+import { registerStrictJsonParser } from './json-body.js';
 import { RenderPool } from './render-pool.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerCampaignRoutes } from './routes/campaigns.js';
@@ -198,6 +199,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
+  registerStrictJsonParser(app);
   app.decorateRequest('principal', null);
   // Every route as registered (HEAD twins included), read when asked so plugin scopes can still set their rule.
   const registered: RouteOptions[] = [];
