@@ -87,6 +87,7 @@ export class PositionedDocument {
   readonly lines = new LineCounter();
   /** Why the document cannot be used at all (strict JSON, depth, alias limits); reported by syntaxIssues. */
   readonly fatal: SourceProblem | null;
+  #js: unknown = null;
 
   constructor(
     readonly file: string,
@@ -105,7 +106,17 @@ export class PositionedDocument {
     }
     const { doc, problem } = parseGuarded(text, this.lines);
     this.doc = doc;
-    this.fatal = problem ?? (doc.errors.length === 0 ? documentLimitProblem(doc) : null);
+    // Limits are checked even when there are syntax errors: the partial document is converted too.
+    let fatal = problem ?? documentLimitProblem(doc);
+    if (!fatal) {
+      try {
+        this.#js = doc.toJS({ maxAliasCount: -1 });
+      } catch (err) {
+        // What the parser let through but cannot be converted (an unresolvable merge key, say) is still an issue.
+        fatal = { offset: 0, message: `cannot read the document: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    }
+    this.fatal = fatal;
   }
 
   /** Line starts for position lookup when the parser did not run (it feeds the counter itself). */
@@ -157,10 +168,9 @@ export class PositionedDocument {
     return null;
   }
 
-  /** The document as plain data; null for a fatal document. Aliases are already bounded by documentLimitProblem. */
+  /** The document as plain data (converted once, aliases bounded by documentLimitProblem); null when fatal. */
   toJS(): unknown {
-    if (this.fatal) return null;
-    return this.doc.toJS({ maxAliasCount: -1 });
+    return this.#js;
   }
 
   /**

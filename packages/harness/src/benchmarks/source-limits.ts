@@ -311,7 +311,12 @@ export function documentLimitProblem(doc: Document): SourceProblem | null {
         }
       }
       const target = targets.get(node);
-      if (!target) return null; // an unknown anchor is reported by the parser
+      if (!target) {
+        return {
+          offset: node.range?.[0] ?? 0,
+          message: `alias *${node.source} has no anchor &${node.source} before it`,
+        };
+      }
       if (open.has(target)) {
         return { offset: node.range?.[0] ?? 0, message: `alias *${node.source} is inside the node it refers to` };
       }

@@ -76,6 +76,10 @@ describe('suite limits (aliases, depth, size)', () => {
     const selfRef = dir({ 'suite.yaml': `${HEAD}vars: &v { again: [1, *v] }\ntests: [{ id: a, input: hi }]\n` });
     expect((await problems(selfRef))[0]).toMatch(/^suite.yaml:4:\d+: /);
 
+    // Found by the property test: a merge key with an unknown anchor made the converter throw (exit 3).
+    const merge = dir({ 'suite.yaml': `${HEAD}vars:\n  <<: *nowhere\ntests: [{ id: a, input: hi }]\n` });
+    expect(await problems(merge)).toContainEqual('suite.yaml:5:7: alias *nowhere has no anchor &nowhere before it');
+
     const flow = dir({
       'suite.yaml': `${HEAD}tests: [{ id: a, input: ${'['.repeat(20_000)}${']'.repeat(20_000)} }]\n`,
     });
