@@ -5,6 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, harnessAsync } from '../../helpers/harness-cli.js';
 import { startJudgeServer } from '../../helpers/judge-server.js';
 
+// Each test spawns the CLI several times: on a loaded 2-core machine that can take well over vitest's 60 s.
 beforeAll(ensureBuilt);
 
 type Server = Awaited<ReturnType<typeof startJudgeServer>>;
@@ -99,7 +100,7 @@ describe('harness compare --judge', () => {
     const bad = await harnessAsync(['compare', 'baseline', 'candidate', '--judge', 'Not A Judge'], d, env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--judge expects <provider>\[\/<model>\]/);
-  });
+  }, 180_000);
 });
 
 describe('harness judge calibrate', () => {
@@ -153,7 +154,7 @@ describe('harness judge calibrate', () => {
     const text = await harnessAsync(['judge', 'calibrate', 'labels.jsonl', '--judge', 'openai/gpt-4o-mini'], d, env);
     expect(text.stdout).toMatch(/agreement 70\.0% \(95% CI/);
     expect(text.stdout).toMatch(/lenient: passes 10\.0% more items than the humans/);
-  });
+  }, 180_000);
   it('a bad labels file is a usage error naming file:line:col and the field', async () => {
     const d = mkdtempSync(join(tmpdir(), 'aeh-calibrate-'));
     writeFileSync(
@@ -168,5 +169,5 @@ describe('harness judge calibrate', () => {
     expect(r.stderr).toMatch(/labels\.jsonl:3:1: not valid JSON/);
     const noKey = await harnessAsync(['judge', 'calibrate', 'labels.jsonl', '--judge', 'no_such_vendor'], d, {});
     expect(noKey.code).toBe(2);
-  });
+  }, 180_000);
 });

@@ -6,6 +6,7 @@ import { ensureBuilt, harnessAsync } from '../../helpers/harness-cli.js';
 import { startJudgeServer } from '../../helpers/judge-server.js';
 
 // Drives the compiled CLI in child processes; the loopback judge runs in this process, so spawn is async.
+// Each test spawns the CLI several times: on a loaded 2-core machine that can take well over vitest's 60 s.
 beforeAll(ensureBuilt);
 
 type Server = Awaited<ReturnType<typeof startJudgeServer>>;
@@ -95,7 +96,7 @@ describe('judge cache and --replay', () => {
     const live = await harnessAsync(['run', 'suite.yaml', '--out', 'live', '--format', 'json', '--no-index'], d, env);
     expect(live.code).toBe(0);
     expect(results(join(d, 'live')).find((r) => r.id === 'paris#0')?.status).toBe('failed');
-  });
+  }, 180_000);
 
   it('a damaged judge cache in the replay folder is a usage error naming file and line', async () => {
     const d = mkdtempSync(join(tmpdir(), 'aeh-judge-replay-'));
@@ -113,7 +114,7 @@ describe('judge cache and --replay', () => {
     const rep = await harnessAsync(['run', 'suite.yaml', '--replay', 'tape', '--out', 'rep', '--no-index'], d, env);
     expect(rep.code).toBe(2);
     expect(rep.stderr).toMatch(/judge-cache\.jsonl:1: key: /);
-  });
+  }, 180_000);
 
   it('harness run -t bounds a judge call whose evaluator sets no timeout (it used to wait 60 s)', async () => {
     const server = await startJudgeServer(() => ({ hang: true }));
@@ -131,5 +132,5 @@ describe('judge cache and --replay', () => {
     expect(got.map((x) => x.status)).toEqual(['error', 'error']);
     const journal = readFileSync(join(d, 'run/journal.jsonl'), 'utf8');
     expect(journal).toContain('failed after 1 attempt: no reply within 1 s (judge timeout)');
-  });
+  }, 180_000);
 });
