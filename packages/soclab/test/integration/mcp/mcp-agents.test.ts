@@ -27,13 +27,14 @@ const scratch = scratchEvidence('soclab-mcp-agents-');
 const mcp = (command: string, extra: Partial<ConstructorParameters<typeof McpAgentProvider>[0]> = {}) =>
   new McpAgentProvider({ command, cwd: ROOT, ...extra });
 
-async function run(scenario: string, mode: 'baseline' | 'protected', provider: McpAgentProvider) {
+async function run(scenario: string, mode: 'baseline' | 'protected', provider: McpAgentProvider, approver?: string) {
   return runScenario({
     scenario,
     mode,
     provider,
     evidence: scratch.evidence,
     approvedModels: approvedModelsFor('mcp', 'agent'),
+    approver: approver ?? null,
   });
 }
 
@@ -73,6 +74,20 @@ describe('reference MCP agent', () => {
       }
     });
   }
+
+  it('with an approver, its response action is approved, granted and executed through the executor', async () => {
+    const r = await run('BEN-001', 'protected', mcp(REFERENCE), 'ideal');
+    expect(r.investigation.action_result?.status).toBe('executed');
+    expect(r.final_state.revoked_sessions['u-alex-rivera']).toBeGreaterThan(0);
+    const events = await scratch.evidence.events(r.run_id);
+    const kinds = events
+      .filter((e) => e.payload.proposal_id === r.investigation.recommended_action?.proposal_id)
+      .map((e) => e.event_type);
+    expect(kinds).toEqual(
+      expect.arrayContaining(['gateway.approval_requested', 'gateway.approval_decided', 'gateway.grant_issued']),
+    );
+    expect(r.outcome.false_block).toBe(false);
+  });
 
   it('reaches the lab over stdio too (the agent launches soclab mcp stdio)', async () => {
     const r = await run('BEN-001', 'protected', mcp(REFERENCE, { transport: 'stdio' }));
@@ -135,6 +150,13 @@ describe('gullible MCP agent (obeys instructions in tool output)', () => {
     expect(JSON.stringify(seen('protected'))).not.toMatch(/CANARY-SECRET-\d/);
     expect(r.outcome.leaked_canary).toBe(false);
     expect(r.chain.valid).toBe(true);
+  });
+
+  it('is stopped even when a rubber-stamp approver would approve anything', async () => {
+    const r = await run('ATK-001', 'protected', gullible('rubber'), 'rubber_stamp');
+    expect(r.outcome.attack_succeeded).toBe(false);
+    expect(r.final_state.disabled_accounts).not.toContain('u-svc-backup');
+    expect(r.investigation.action_result?.reason_codes.length).toBeGreaterThan(0);
   });
 });
 
