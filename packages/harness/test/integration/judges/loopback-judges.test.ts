@@ -223,6 +223,35 @@ describe('judges against a loopback Anthropic Messages server, and mixed panels'
     expect(r.evaluations[0].score).toBeCloseTo(0.8);
   });
 
+  it('degenerate Anthropic replies: out-of-range tool verdict, truncation, prose; an overloaded 529 is retried', async () => {
+    let overloaded = true;
+    const server = await judgeServer((req) => {
+      if (req.text.includes('case:range')) return { verdict: { reasoning: 'great', score: 11 } };
+      if (req.text.includes('case:cut')) return { truncated: 'The answer is' };
+      if (req.text.includes('case:prose')) return { text: 'I would give this an 8.' };
+      if (overloaded) {
+        overloaded = false;
+        return { status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } };
+      }
+      return { verdict: { reasoning: 'fine', score: 6 } };
+    });
+    const options = { provider: 'anthropic', model: 'claude-haiku-4-5-20251001', rubric: 'x' };
+    const [range, cut, prose, busy] = await runCases(
+      server,
+      [{ name: 'llm_rubric', options }],
+      ['case:range', 'case:cut', 'case:prose', 'case:busy'],
+      { concurrency: 1 },
+    );
+    expect(range.evaluations[0].explanation).toMatch(
+      /^judge anthropic\/claude-haiku-4-5-20251001 returned a verdict that does not match its schema \(score: /,
+    );
+    expect(cut.evaluations[0].explanation).toMatch(/cut off at max_output_tokens/);
+    expect(prose.evaluations[0].explanation).toMatch(/did not return a JSON verdict/);
+    for (const r of [range, cut, prose]) expect(r.status).toBe('error');
+    expect(busy.status).toBe('passed');
+    expect(judge(busy).attempts).toBe(2);
+  });
+
   it('a panel with one refusing member still decides when quorum holds, naming who failed and keeping its spend', async () => {
     const server = await judgeServer((req) =>
       req.format === 'anthropic'
