@@ -57,7 +57,10 @@ const TOKENS = [
   '<<: *a',
   '__proto__',
   'constructor',
+  // Suite-level environment interpolation, on purpose (a set and an unset variable).
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the suite's ${VAR} syntax, not a JS template
   '${HOME}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the suite's ${VAR} syntax, not a JS template
   '${UNSET_VAR}',
   '{{input}}',
   'file://cases.jsonl',
