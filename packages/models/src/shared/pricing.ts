@@ -26,9 +26,22 @@ export function estimateCostUsd(
   usage: { input_tokens: number; output_tokens: number },
   table: Readonly<Record<string, ModelPrice>> = PRICE_TABLE,
 ): number | null {
-  // Dated snapshots (gpt-4o-mini-2024-07-18) fall back to the undated family price.
+  // Dated snapshots (gpt-4o-mini-2024-07-18) fall back to the undated family price; an alias (`claude-sonnet-4-0`,
+  // `…-latest`) takes the price of its dated id when the table has exactly one.
   const undated = model.replace(/-(\d{4}-\d{2}-\d{2}|\d{8})$/, '');
-  const key = Object.hasOwn(table, model) ? model : Object.hasOwn(table, undated) ? undated : undefined;
+  const alias = /^(.+)-(?:latest|0)$/.exec(model)?.[1];
+  const dated = alias
+    ? Object.keys(table).filter(
+        (k) => k.startsWith(alias) && /^-(\d{4}-\d{2}-\d{2}|\d{8})$/.test(k.slice(alias.length)),
+      )
+    : [];
+  const key = Object.hasOwn(table, model)
+    ? model
+    : Object.hasOwn(table, undated)
+      ? undated
+      : dated.length === 1
+        ? dated[0]
+        : undefined;
   const price = key === undefined ? undefined : table[key];
   if (!price) return null;
   const raw = (usage.input_tokens * price.input_per_million + usage.output_tokens * price.output_per_million) / 1e6;

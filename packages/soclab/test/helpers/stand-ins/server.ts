@@ -128,5 +128,8 @@ export const tokens = (text: string): number => Math.max(1, Math.ceil(text.lengt
 /** A fault every `n`th call with the given status (and Retry-After seconds for 429). */
 export const everyNth =
   (n: number, status = 429, retryAfterSeconds = 1): ((call: number) => Fault | null) =>
-  (call) =>
-    call % n === 0 ? { status, headers: status === 429 ? { 'retry-after': String(retryAfterSeconds) } : {} } : null;
+  (call) => {
+    if (call % n !== 0) return null;
+    const headers: Record<string, string> = status === 429 ? { 'retry-after': String(retryAfterSeconds) } : {};
+    return { status, headers };
+  };
