@@ -133,53 +133,8 @@ export function retryAfterSeconds(
   const raw = get('retry-after');
   if (!raw) return undefined;
   if (/^\d+(\.\d+)?$/.test(raw)) return Number(raw);
-  const at = Date.parse(raw);
-  return Number.isFinite(at) ? Math.max(0, (at - Date.now()) / 1000) : undefined;
-}
-
-/**
- * True when a JSON Schema meets OpenAI's strict structured-output rules: every object lists its properties, all of
- * them required, with `additionalProperties: false`.
- */
-export function strictCompatible(schema: unknown): boolean {
-  if (schema === null || typeof schema !== 'object') return true;
-  if (Array.isArray(schema)) return schema.every(strictCompatible);
-  const s = schema as Record<string, unknown>;
-  if (s.type === 'object' || s.properties !== undefined) {
-    const props = s.properties;
-    if (props === null || typeof props !== 'object' || s.additionalProperties !== false) return false;
-    const required = Array.isArray(s.required) ? s.required : [];
-    if (!Object.keys(props).every((k) => required.includes(k))) return false;
-  }
-  return Object.entries(s).every(([k, v]) => k === 'required' || k === 'enum' || k === 'const' || strictCompatible(v));
-}
-
-/**
- * Whether repeating a call that failed with this HTTP status may succeed: 408 (request timeout), 429 (rate limit)
- * and 5xx. Every other 4xx is a contract error (bad key, bad request, unknown model) and is never retried. (The
- * AI SDK's own `isRetryable` also says yes to 409, which the vendors use for conflicts, not for load.)
- */
-export function retryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
-}
-
-/**
- * The wait a vendor asked for, in seconds: `retry-after-ms` (OpenAI), else `Retry-After` as seconds or an HTTP
- * date. Undefined when absent or unreadable; never negative.
- */
-export function retryAfterSeconds(
-  headers: Readonly<Record<string, string | undefined>> | undefined,
-): number | undefined {
-  if (!headers) return undefined;
-  const get = (name: string) =>
-    Object.entries(headers)
-      .find(([k]) => k.toLowerCase() === name)?.[1]
-      ?.trim();
-  const ms = get('retry-after-ms');
-  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Number(ms) / 1000;
-  const raw = get('retry-after');
-  if (!raw) return undefined;
-  if (/^\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  // Otherwise only an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`); Date.parse would read '-5' as a year.
+  if (!/^[A-Za-z]{3}, /.test(raw)) return undefined;
   const at = Date.parse(raw);
   return Number.isFinite(at) ? Math.max(0, (at - Date.now()) / 1000) : undefined;
 }
