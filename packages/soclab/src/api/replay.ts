@@ -142,12 +142,14 @@ export function buildReplay(events: readonly StoredAuditEvent[], verification: C
       });
     } else if (type === 'model.turn') {
       const stage = str(payload.stage);
+      // A free-form (MCP) agent has no stages: its turn is one tool call.
+      const call = stage === null && payload.provider === 'mcp' ? str(payload.proposed_tool) : null;
       turns.push({
         stage,
         step: {
           index: 0,
           kind: 'model_turn',
-          title: `Model turn${stage ? `: ${stage}` : ''}`,
+          title: call ? `Agent call: ${call}` : `Model turn${stage ? `: ${stage}` : ''}`,
           at: str(payload.created_at),
           sequences: [sequence],
           data: {

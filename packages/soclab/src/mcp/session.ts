@@ -134,6 +134,7 @@ export class McpRunSession {
   private status: InvestigationStatus | null = null;
   private failure: string | null = null;
   private calls = 0;
+  private callStartedAt = new Date().toISOString();
   /** Calls are handled one at a time, in arrival order, so counters, evidence ids and the chain stay exact. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -198,6 +199,8 @@ export class McpRunSession {
 
   private async handle(name: unknown, args: unknown): Promise<LabToolResult> {
     const started = performance.now();
+    // The turn is dated when the call arrived, so a replay shows it before the proposal it caused.
+    this.callStartedAt = new Date().toISOString();
     if (this.status !== null) {
       return refusal('run_finished', 'the run has ended; no further calls are accepted');
     }
@@ -397,6 +400,7 @@ export class McpRunSession {
       cost_is_estimated: true,
       latency_ms: Math.max(0, performance.now() - started),
       error: error === 'refused' ? null : error,
+      created_at: this.callStartedAt,
     });
     this.events.push(event);
     this.o.onTurn?.(event);

@@ -69,8 +69,13 @@ describe('reference MCP agent', () => {
         const replay = buildReplay(events, r.chain);
         expect(replay.verification.valid).toBe(true);
         expect(replay.steps.filter((s) => s.kind === 'model_turn')).toHaveLength(inv.events.length);
-        const revoke = replay.steps.find((s) => s.kind === 'action' && s.data.tool === 'revoke_sessions');
-        expect(revoke, 'revoke_sessions action step').toBeDefined();
+        const revoke = replay.steps.findIndex((s) => s.kind === 'action' && s.data.tool === 'revoke_sessions');
+        expect(revoke, 'revoke_sessions action step').toBeGreaterThan(0);
+        // Each action follows the agent call that caused it.
+        expect(replay.steps[revoke - 1]?.title).toBe('Agent call: revoke_sessions');
+        expect(replay.steps.filter((s) => s.title.startsWith('Agent call: ')).map((s) => s.title)).toEqual(
+          inv.events.map((e) => `Agent call: ${e.proposed_tool}`),
+        );
       }
     });
   }
