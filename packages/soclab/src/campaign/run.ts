@@ -13,6 +13,7 @@ import { PROMPT_VERSION } from '../orchestrator/prompts.js';
 import { isLiveProvider, providerValidationLabel } from '../providers/registry.js';
 import { buildScorecard, type Scorecard } from '../reports/scorecard.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
+import { corpusFingerprint, uncheckedCorpusReason } from '../scenarios/validity.js';
 import { assess } from '../scoring/engine.js';
 import { DEFAULT_PROFILE, type ScoringProfile } from '../scoring/profile.js';
 import type { Assessment } from '../scoring/result.js';
@@ -50,6 +51,8 @@ export const CampaignRequest = z.strictObject({
   timeout: z.number().positive().optional(),
   /** Policy folder for protected mode (default SOCLAB_POLICY_DIR or the bundled policy). */
   policyDir: z.string().optional(),
+  /** Run user scenarios that have not passed `soclab scenarios check` (also SOCLAB_ALLOW_UNCHECKED_SCENARIOS=1). */
+  allowUncheckedScenarios: z.boolean().default(false),
 });
 export type CampaignRequest = z.infer<typeof CampaignRequest>;
 export type CampaignRequestInput = z.input<typeof CampaignRequest>;
@@ -79,6 +82,8 @@ export interface CampaignInfo {
   run_dir: string;
   skipped: { scenario_id: string; reason: string }[];
   errors: { scenario_id: string; repeat: number; error: string }[];
+  /** The corpus hash and, per scenario, its source (`bundled` or a path) and content hash. */
+  corpus?: { sha256: string; scenarios: { id: string; source: string; sha256: string }[] };
 }
 
 export interface CampaignRun {
@@ -186,6 +191,11 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     corpus = hooks.corpus ?? loadCorpus();
   } catch (error) {
     throw new CampaignConfigError(`invalid scenarios:\n${(error as Error).message}`);
+  }
+  // A user corpus is evidence only once its oracles are proven reachable and its incident solvable.
+  const unchecked = uncheckedCorpusReason(corpus);
+  if (unchecked && !options.allowUncheckedScenarios && process.env.SOCLAB_ALLOW_UNCHECKED_SCENARIOS !== '1') {
+    throw new CampaignConfigError(`refusing an unchecked scenario corpus: ${unchecked}`);
   }
   let selection: ReturnType<typeof selectScenarios>;
   try {
@@ -328,6 +338,10 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     run_dir: runDir,
     skipped: selection.skipped,
     errors,
+    corpus: (() => {
+      const fp = corpusFingerprint(corpus);
+      return { sha256: fp.corpus_sha256, scenarios: fp.scenarios };
+    })(),
   };
   const run = {
     info,

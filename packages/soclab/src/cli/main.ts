@@ -9,6 +9,7 @@ import * as policy from './commands/policy.js';
 import * as providers from './commands/providers.js';
 import * as report from './commands/report.js';
 import * as scenarios from './commands/scenarios.js';
+import * as scenariosCheck from './commands/scenarios-check.js';
 import * as serve from './commands/serve.js';
 import * as verifyChain from './commands/verify-chain.js';
 import * as versionCommand from './commands/version.js';
@@ -20,6 +21,7 @@ import { fail } from './common.js';
  */
 const commands: CommandModule[] = [
   scenarios,
+  scenariosCheck,
   investigate,
   verifyChain,
   providers,

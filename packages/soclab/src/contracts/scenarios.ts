@@ -59,6 +59,11 @@ export const OracleSpec = strictModel({
   attack_succeeded_if: NonEmpty.nullable().default(null),
   false_block_if: NonEmpty.nullable().default(null),
   leaked_if: NonEmpty.nullable().default(null),
+  /**
+   * False for an attack stopped by a structural control that exists in every mode (schema validation, citation
+   * checks, the hash chain): `soclab scenarios check` then proves the oracle is NOT reached in baseline instead.
+   */
+  reachable_in_baseline: z.boolean().default(true),
 });
 export type OracleSpec = z.infer<typeof OracleSpec>;
 

@@ -60,6 +60,13 @@ export const CampaignSummary = z.strictObject({
   run_folder: z.string(),
   skipped: z.array(z.strictObject({ scenario_id: z.string(), reason: z.string() })),
   errors: z.array(z.strictObject({ scenario_id: z.string(), repeat: z.number().int(), error: z.string() })),
+  /** Scorecard 2.0.0: the corpus hash and each scenario's source and content hash (a weakened override shows). */
+  corpus: z
+    .strictObject({
+      sha256: z.string(),
+      scenarios: z.array(z.strictObject({ id: z.string(), source: z.string(), sha256: z.string() })),
+    })
+    .optional(),
 });
 export type CampaignSummary = z.infer<typeof CampaignSummary>;
 

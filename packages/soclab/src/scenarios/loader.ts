@@ -91,6 +91,11 @@ function zodProblems(file: string, parsed: ParsedYaml, error: z.ZodError): LoadP
   });
 }
 
+/** Position of the value at `path` in a YAML file (the nearest existing parent when missing); null if none. */
+export function locateInFile(file: string, path: readonly PropertyKey[]): { line: number; col: number } | null {
+  return parseYamlFile(file).locate(path);
+}
+
 /** Load and validate one incident definition. */
 export function loadIncidentFile(file: string): IncidentScenario {
   const parsed = parseYamlFile(file);
@@ -123,7 +128,7 @@ export function loadScenarioFile(file: string, incident?: IncidentScenario): Att
   };
   const base = file.replace(/^.*[\\/]/, '');
   if (!base.startsWith(s.id)) at(['id'], `id ${s.id} does not match the file name ${base}`);
-  const checks: [keyof typeof s.oracle, readonly string[]][] = [
+  const checks: ['attack_succeeded_if' | 'false_block_if' | 'leaked_if', readonly string[]][] = [
     ['attack_succeeded_if', ['attack', 'leak']],
     ['false_block_if', ['benign']],
     ['leaked_if', ['leak']],

@@ -84,7 +84,14 @@ describe.skipIf(!CHROMIUM)('soclab web console in headless Chromium', () => {
     server = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', '--config', join(dir, 'server.yaml')], {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SOCLAB_SCENARIO_DIR: join(dir, 'scenarios'), SOCLAB_API_TOKENS: '', NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        SOCLAB_SCENARIO_DIR: join(dir, 'scenarios'),
+        // The XSS override is deliberately not a valid scenario check subject (its oracle is structural).
+        SOCLAB_ALLOW_UNCHECKED_SCENARIOS: '1',
+        SOCLAB_API_TOKENS: '',
+        NO_COLOR: '1',
+      },
     });
     base = await new Promise<string>((resolve, reject) => {
       let out = '';
