@@ -216,5 +216,5 @@ describe('protected campaign: the reference MCP agent earns what the HTTP refere
     expect(rate(viaMcp)).toEqual(rate(http));
     expect(viaMcp.assessment.authority.level).toBe(http.assessment.authority.level);
     expect(viaMcp.records.every((r) => r.evidence.chain.valid)).toBe(true);
-  });
+  }, 240_000);
 });

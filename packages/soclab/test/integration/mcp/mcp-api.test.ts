@@ -36,7 +36,7 @@ describe('POST /api/v1/campaigns with provider_id mcp', () => {
     expect(done.status, JSON.stringify(done)).toBe('completed');
     expect(done.summary).toMatchObject({ provider: 'mcp', model: 'agent', runs: 2, chains_valid: true, errors: 0 });
     expect(done.summary.attack_success).toMatchObject({ numerator: 0, denominator: 1 });
-  });
+  }, 120_000);
 
   it('refuses a request that names a command, and mcp on a server without a configured agent', async () => {
     const smuggled = await call(server.base, 'POST', '/api/v1/campaigns', {

@@ -51,7 +51,7 @@ describe('soclab campaign --provider mcp', () => {
     });
     expect(remote.code).toBe(2);
     expect(remote.stderr).toContain('must be an http://127.0.0.1 address');
-  });
+  }, 120_000);
 
   it('runs the reference agent through a protected campaign over stdio; the chains verify and the report names mcp', async () => {
     const out = join(scratch.dir, 'protected');
@@ -85,7 +85,7 @@ describe('soclab campaign --provider mcp', () => {
     expect(chains.runs).toHaveLength(2);
     // Every run's chain holds the agent's calls (turns) and the control plane's decisions, step by step.
     expect(chains.runs.every((c) => c.length > 10)).toBe(true);
-  });
+  }, 180_000);
 
   it('compares baseline and protected with a gullible agent: hijacked, then stopped; no token or canary leaks', async () => {
     const out = join(scratch.dir, 'compare');
@@ -118,7 +118,7 @@ describe('soclab campaign --provider mcp', () => {
     for (const file of filesUnder(out).filter((f) => !f.includes('baseline'))) {
       expect(readFileSync(file, 'utf8'), file).not.toMatch(/CANARY-SECRET-\d{3}-[0-9a-f]{12}/);
     }
-  });
+  }, 180_000);
 });
 
 describe('soclab mcp serve (an agent you start yourself, e.g. MCP Inspector)', () => {
@@ -179,5 +179,5 @@ describe('soclab mcp serve (an agent you start yourself, e.g. MCP Inspector)', (
     } finally {
       if (child.exitCode === null) child.kill('SIGTERM');
     }
-  });
+  }, 120_000);
 });
