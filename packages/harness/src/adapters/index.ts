@@ -7,4 +7,5 @@ export * from './mcp.js';
 export * from './mock.js';
 export * from './model.js';
 export * from './module.js';
+export * from './route.js';
 export * from './subprocess.js';

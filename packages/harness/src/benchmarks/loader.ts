@@ -5,7 +5,13 @@ import type { z } from 'zod';
 import { adapterRegistry } from '../adapters/base.js';
 import type { ThresholdRule } from '../core/experiment.js';
 import type { EvaluatorConfig, TestCase } from '../core/testcase.js';
-import { CommonEvaluatorOptions, evaluatorRegistry, PluginOptionsError, parseOptions } from '../evaluators/base.js';
+import {
+  CommonEvaluatorOptions,
+  evaluatorRegistry,
+  PluginOptionsError,
+  parseOptions,
+  splitEvaluatorOptions,
+} from '../evaluators/base.js';
 import { metricRegistry } from '../metrics/base.js';
 import { importModule } from '../plugins/import.js';
 import type { PluginBase } from '../plugins/registry.js';
@@ -14,8 +20,9 @@ import { registerCredentialPositions, SecretScrubber } from '../secrets/scrubber
 import { caseContentId } from './hash.js';
 import { type InterpolationIssue, interpolateEnv } from './interpolate.js';
 import { formatIssue, type PathKey, PositionedDocument, type SuiteIssue } from './positions.js';
-import { normalizeSeedSuite } from './seed-format.js';
+import { convertPromptfoo, isPromptfooConfig } from './promptfoo.js';
 import { SuiteCase, type SuiteDefaults, type SuiteEvaluator, SuiteFile, type SuiteMetric } from './schema.js';
+import { normalizeSeedSuite } from './seed-format.js';
 import { readSourceText } from './source-limits.js';
 import { isIssue, type RawCase, readCaseFile } from './sources.js';
 
@@ -96,7 +103,14 @@ export async function validateSuite(
     issues.push(locate([], 'a suite must be a mapping with version, name, agent and tests'));
     return { suite: null, issues };
   }
-  const raw = js as Record<string, unknown>;
+  let raw = js as Record<string, unknown>;
+  // A promptfoo config runs directly: converted here (benchmarks/promptfoo.ts); an assertion or provider with
+  // no equivalent is a validation error naming its line, never a silently dropped check.
+  if (isPromptfooConfig(raw)) {
+    const converted = convertPromptfoo(abs, doc.text);
+    issues.push(...converted.unmapped);
+    raw = converted.suite;
+  }
   // The seed's format: `agent.module` / `agent.config`, `min` / `max` thresholds (benchmarks/seed-format.ts).
   for (const p of normalizeSeedSuite(raw).problems) issues.push(locate(p.path, p.message));
   // Credential positions of the agent's options are secrets whatever their source (`{{env.X}}` included).
@@ -145,7 +159,9 @@ export async function validateSuite(
   const metricNames = metricSpecs(parsed.success ? parsed.data.metrics : undefined).map((m) =>
     (typeof m === 'string' ? m : m.name).toLowerCase(),
   );
-  if (raw.thresholds && typeof raw.thresholds === 'object') {
+  // Cross-field check on a valid shape only: with a schema error elsewhere, `metrics` is not known and every
+  // threshold would be reported as "not in metrics" on top of the real problem.
+  if (parsed.success && raw.thresholds && typeof raw.thresholds === 'object') {
     for (const name of Object.keys(raw.thresholds)) {
       if (!metricNames.includes(name.toLowerCase())) {
         issues.push(
@@ -320,9 +336,14 @@ function metricSpecs(metrics: SuiteMetric[] | undefined): MetricSpec[] {
 }
 
 export function toEvaluatorConfig(e: SuiteEvaluator): EvaluatorConfig {
-  return typeof e === 'string'
-    ? { name: e, options: {}, weight: 1 }
-    : { name: e.name, options: e.options ?? {}, weight: e.weight ?? 1 };
+  if (typeof e === 'string') return { name: e, options: {}, weight: 1 };
+  return {
+    name: e.name,
+    options: e.options ?? {},
+    weight: e.weight ?? 1,
+    ...(e.not !== undefined ? { not: e.not } : {}),
+    ...(e.threshold !== undefined ? { threshold: e.threshold } : {}),
+  };
 }
 
 /** Turn zod issues into located issues; union failures report the branch that matches the value's shape. */
@@ -402,19 +423,20 @@ function checkEvaluatorEntry(entry: unknown, path: PathKey[], locate: Locate, is
     options = (entry as { options?: unknown }).options;
     nameField = 'name';
   } else return;
-  if (options && typeof options === 'object' && !Array.isArray(options)) {
-    const { not, threshold } = options as Record<string, unknown>;
-    const common = CommonEvaluatorOptions.safeParse({ not, threshold });
-    if (!common.success) {
-      for (const i of common.error.issues) {
+  const plugin = evaluatorRegistry.has(name) ? evaluatorRegistry.get(name) : undefined;
+  if (plugin && options && typeof options === 'object' && !Array.isArray(options)) {
+    // Only the common options written inside `options` are checked here (the entry-level ones by the schema).
+    const { common } = splitEvaluatorOptions(plugin, { options: options as Record<string, unknown> });
+    const parsed = CommonEvaluatorOptions.safeParse(common);
+    if (!parsed.success) {
+      for (const i of parsed.error.issues) {
         issues.push(locate([...path, 'options', ...(i.path as PathKey[])], `invalid evaluator option: ${i.message}`));
       }
     }
   }
-  checkPlugin('evaluator', evaluatorRegistry, name, options, path, locate, issues, nameField, (o) => {
-    const { not: _n, threshold: _t, ...own } = o;
-    return own;
-  });
+  checkPlugin('evaluator', evaluatorRegistry, name, options, path, locate, issues, nameField, (o) =>
+    plugin ? splitEvaluatorOptions(plugin, { options: o }).own : o,
+  );
 }
 
 /** Validate one raw case, merge defaults, and give it a stable id. Returns null (with issues) if invalid. */

@@ -3,6 +3,7 @@ import * as compare from './commands/compare.js';
 import * as exportCommand from './commands/export.js';
 import * as flaky from './commands/flaky.js';
 import * as history from './commands/history.js';
+import * as importCommand from './commands/import.js';
 import * as indexCommand from './commands/index.js';
 import * as judge from './commands/judge.js';
 import * as listPlugins from './commands/list-plugins.js';
@@ -35,6 +36,7 @@ const commands: CommandModule[] = [
   merge,
   worker,
   migrate,
+  importCommand,
 ];
 
 export function buildProgram(): Command {

@@ -12,6 +12,7 @@ export * from './fuzzy-match.js';
 export * from './injection-screen.js';
 export * from './is-json.js';
 export * from './javascript.js';
+export * from './javascript-inline.js';
 export * from './json-match.js';
 export * from './json-schema.js';
 export * from './latency-budget.js';
