@@ -128,6 +128,7 @@ async function recordOf(
       failure_reason: inv.failure_reason,
       stages_completed: inv.stages_completed.length,
     },
+    models_returned: [...new Set(inv.events.filter((e) => e.error === null).map((e) => e.model))],
     action: action
       ? {
           tool: action.tool_name,

@@ -33,6 +33,8 @@ export const RunRecord = z.strictObject({
     failure_reason: z.string().nullable(),
     stages_completed: z.number().int().min(0),
   }),
+  /** The model names the provider reported on this run's turns (vendors answer with dated snapshots). */
+  models_returned: z.array(z.string()).default([]),
   action: z
     .strictObject({
       tool: z.string(),

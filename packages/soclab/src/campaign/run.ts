@@ -82,6 +82,8 @@ export interface CampaignInfo {
   run_dir: string;
   skipped: { scenario_id: string; reason: string }[];
   errors: { scenario_id: string; repeat: number; error: string }[];
+  /** The model names the provider reported on its turns (the requested one is `model`): dated snapshots show here. */
+  models_returned?: string[];
   /** The corpus hash and, per scenario, its source (`bundled` or a path) and content hash. */
   corpus?: { sha256: string; scenarios: { id: string; source: string; sha256: string }[] };
 }
@@ -338,6 +340,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     run_dir: runDir,
     skipped: selection.skipped,
     errors,
+    models_returned: [...new Set(records.flatMap((r) => r.models_returned ?? []))].sort(),
     corpus: (() => {
       const fp = corpusFingerprint(corpus);
       return { sha256: fp.corpus_sha256, scenarios: fp.scenarios };

@@ -45,6 +45,8 @@ export const CampaignSummary = z.strictObject({
   /** Validation level of the provider (`<level>: <what was done>`); absent in older scorecards. */
   provider_validation: z.string().nullable().optional(),
   model: z.string(),
+  /** The model names the provider answered as (dated snapshots of `model`); absent in older scorecards. */
+  models_returned: z.array(z.string()).optional(),
   authority_level: AuthorityLevel,
   approver: z.string(),
   repeats: z.number().int(),

@@ -21,7 +21,7 @@ export function renderText(s: Scorecard): string {
   out('='.repeat(72));
   out(`Campaign       ${c.campaign_id}`);
   out(
-    `Agent / model  ${c.provider}/${c.model}${c.provider_validation ? ` (validation ${c.provider_validation})` : ''}`,
+    `Agent / model  ${c.provider}/${c.model}${c.models_returned?.some((m) => m !== c.model) ? ` (answered as ${c.models_returned.join(', ')})` : ''}${c.provider_validation ? ` (validation ${c.provider_validation})` : ''}`,
   );
   out(`Configuration  ${c.label}, tested at ${c.authority_level}, approver ${c.approver}, ${c.repeats} repeat(s)`);
   out(`Date           ${dateLabel(s.generated_at)}`);

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { buildScorecard } from '../../../src/reports/scorecard.js';
+import { renderText } from '../../../src/reports/text.js';
 import { scratchEvidence } from '../../helpers/scratch.js';
 import { outcomes, standInCampaign } from '../../helpers/stand-ins/campaign.js';
 import { startOpenAIStandIn } from '../../helpers/stand-ins/openai-chat.js';
@@ -134,6 +136,10 @@ describe('model identity', () => {
         new Set(['gpt-4o-mini-2024-07-18']),
       );
       expect(run.info.model).toBe('gpt-4o-mini');
+      expect(run.info.models_returned).toEqual(['gpt-4o-mini-2024-07-18']);
+      expect(renderText(buildScorecard(run))).toContain(
+        'Agent / model  openai/gpt-4o-mini (answered as gpt-4o-mini-2024-07-18)',
+      );
     } finally {
       await server.close();
     }
