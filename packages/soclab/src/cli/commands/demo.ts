@@ -9,7 +9,7 @@ export function register(program: Command): void {
       'compare baseline and protected with the scripted mock (no credentials) and write the reports to runs/demo',
     )
     .option('--out <dir>', 'output folder', 'runs/demo')
-    .option('--repeats <n>', 'runs per scenario (2 shows the L5 rule)', positiveInt('--repeats', 100), 1)
+    .option('--repeats <n>', 'runs per scenario (2 shows that identical repeats add no evidence)', positiveInt('--repeats', 100), 1)
     .option('--concurrency <n>', 'scenario runs in flight at once', positiveInt('--concurrency', 64), 4)
     .option('--db <url>', 'evidence database (default: SOCLAB_DATABASE_URL or runs/soclab.sqlite)')
     .action(async (opts) => {
