@@ -44,8 +44,9 @@ export const anthropicEntry: ProviderEntry = {
     multimodal_input: true,
   },
   defaultModel: 'claude-sonnet-4-20250514',
-  validationLevel: 'contract-tested',
-  validation: 'contract-tested against recorded fixtures',
+  validationLevel: 'end-to-end',
+  validation:
+    'end-to-end against a wire-level Anthropic Messages stand-in (campaigns in both modes, in CI) and contract-tested against recorded fixtures; not live-validated',
   description: 'Anthropic Messages API',
   create(env, model, opts) {
     const [apiKey] = requireEnv('anthropic', env, ['ANTHROPIC_API_KEY']);

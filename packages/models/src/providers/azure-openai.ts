@@ -63,8 +63,9 @@ export const azureOpenAIEntry: ProviderEntry = {
     multimodal_input: true,
   },
   defaultModel: 'gpt-4o-mini',
-  validationLevel: 'contract-tested',
-  validation: 'contract-tested against recorded fixtures',
+  validationLevel: 'end-to-end',
+  validation:
+    'end-to-end against a wire-level Azure OpenAI deployments (Chat Completions) stand-in (campaigns in both modes, in CI) and contract-tested against recorded fixtures; not live-validated',
   description: 'Azure OpenAI Service (deployment: --deployment or AZURE_OPENAI_DEPLOYMENT, default the model name)',
   create(env, model, opts) {
     const [apiKey, endpoint] = requireEnv('azure_openai', env, ['AZURE_OPENAI_API_KEY', 'AZURE_OPENAI_ENDPOINT']);

@@ -53,8 +53,9 @@ export const geminiEntry: ProviderEntry = {
     multimodal_input: true,
   },
   defaultModel: 'gemini-2.5-flash',
-  validationLevel: 'contract-tested',
-  validation: 'contract-tested against recorded fixtures',
+  validationLevel: 'end-to-end',
+  validation:
+    'end-to-end against a wire-level Gemini generateContent stand-in (campaigns in both modes, in CI) and contract-tested against recorded fixtures; not live-validated',
   description: 'Google Gemini API (API key)',
   create(env, model, opts) {
     const [apiKey] = requireEnv('gemini', env, ['GOOGLE_API_KEY']);

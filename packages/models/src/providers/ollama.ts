@@ -39,8 +39,9 @@ export const ollamaEntry: ProviderEntry = {
     multimodal_input: false,
   },
   defaultModel: 'llama3.2:3b',
-  validationLevel: 'contract-tested',
-  validation: 'contract-tested against recorded fixtures',
+  validationLevel: 'end-to-end',
+  validation:
+    'end-to-end against a wire-level Ollama OpenAI-compatible stand-in (campaigns in both modes, in CI) and contract-tested against recorded fixtures; not live-validated',
   description: 'Local models served by Ollama (no credentials; default http://localhost:11434)',
   notes: ['tool calling and JSON mode depend on the local model; small models often fail structured stages'],
   create(env, model, opts) {

@@ -60,8 +60,9 @@ export const openAICompatibleEntry: ProviderEntry = {
     multimodal_input: false,
   },
   defaultModel: 'default',
-  validationLevel: 'contract-tested',
-  validation: 'contract-tested against recorded OpenAI-compatible fixtures',
+  validationLevel: 'end-to-end',
+  validation:
+    'end-to-end against a wire-level OpenAI Chat Completions stand-in (campaigns in both modes, in CI) and contract-tested against recorded fixtures; not live-validated',
   description: 'Gateway path for LiteLLM, vLLM, OpenRouter, Bedrock/Mistral/Cohere/Groq via a gateway',
   notes: ['usage is estimated unless the gateway forwards it'],
   create(env, model, opts) {

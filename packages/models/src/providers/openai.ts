@@ -46,8 +46,9 @@ export const openaiEntry: ProviderEntry = {
     multimodal_input: true,
   },
   defaultModel: 'gpt-4o-mini',
-  validationLevel: 'contract-tested',
-  validation: 'contract-tested against recorded fixtures',
+  validationLevel: 'end-to-end',
+  validation:
+    'end-to-end against a wire-level OpenAI Chat Completions stand-in (campaigns in both modes, in CI) and contract-tested against recorded fixtures; not live-validated',
   description: 'OpenAI Chat Completions',
   create(env, model, opts) {
     const [apiKey] = requireEnv('openai', env, ['OPENAI_API_KEY']);
