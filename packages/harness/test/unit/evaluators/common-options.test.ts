@@ -52,6 +52,7 @@ describe('not, threshold and weight (handled for every evaluator by createEvalua
       cost_budget: { max: 1 },
       token_budget: { max: 1 },
       javascript: { module: './checks.mjs#mentionsOrder' },
+      javascript_inline: { code: 'true' },
       tool_sequence: { sequence: ['a'] },
       tool_args_valid: { schemas: {} },
       step_count: { max: 5 },
