@@ -18,9 +18,12 @@ const PASSED = 1;
 const NOT_PASSED = 2;
 
 /**
- * JUnit XML for CI test tabs (GitHub, GitLab, Jenkins, Azure): one `<testcase>` per case x repeat, evaluator
- * scores as `<property>` elements, `<failure>` with every failing evaluator's explanation, `<error>` for agent
- * errors, `<skipped>`; cases whose repeats disagree carry `flaky=true`. Characters XML cannot hold are replaced.
+ * JUnit XML for CI test tabs (GitHub, GitLab, Jenkins, Azure): one `<testcase>` per case x repeat, `<failure>` with
+ * every failing evaluator's explanation, `<error>` for agent errors, `<skipped>`. The file validates against both
+ * the Jenkins junit-4 and the Ant junit-10 schemas, so it holds only what they allow: run facts are suite
+ * `<property>` elements; a case's score, evaluator scores and flakiness open its `<system-out>` (testcases may not
+ * carry properties), followed by the agent output; the suite always ends with `<system-out>`/`<system-err>` (Ant
+ * requires them). Characters XML cannot hold are replaced.
  *
  * @example harness export runs/latest --format junit --out junit.xml
  */
@@ -49,11 +52,11 @@ export const junitReporter = defineReporter({
           }
         }
         const tests = counts.passed + counts.failed + counts.error + counts.skipped;
+        // `skipped` is a suite attribute only: junit-4 and junit-10 both reject it on <testsuites>.
         const totals = {
           tests: String(tests),
           failures: String(counts.failed),
           errors: String(counts.error),
-          skipped: String(counts.skipped),
           time: seconds(time),
         };
         // Loaded on first use: keeps `harness --version` and `list-plugins` from paying for the XML builder.
@@ -83,6 +86,7 @@ export const junitReporter = defineReporter({
           xml.ele('testsuite', {
             name: xmlSafe(h.suite.name),
             ...totals,
+            skipped: String(counts.skipped),
             timestamp: h.started_at,
             hostname: hostname(),
             id: xmlSafe(h.id),
@@ -108,6 +112,11 @@ export const junitReporter = defineReporter({
             testcase(xml, r, h.suite.name, maxRepeat > 0, outcomes.get(r.test_id) === (PASSED | NOT_PASSED), o);
             await flush();
           }
+          xml
+            .ele('system-out')
+            .txt(xmlSafe(`run ${h.id}: ${counts.passed}/${tests} passed`))
+            .up();
+          xml.ele('system-err').up();
           xml.up().up().end();
           await flush();
         });
@@ -128,19 +137,12 @@ function testcase(
 ): void {
   const name = (r.test_name || r.test_id) + (repeats ? ` [repeat ${r.repeat}]` : '');
   xml.ele('testcase', { name: xmlSafe(name), classname: xmlSafe(`${suite}.${r.test_id}`), time: seconds(r.duration) });
-  xml.ele('properties');
-  const prop = (n: string, v: string) => xml.ele('property', { name: xmlSafe(n), value: xmlSafe(v) }).up();
-  prop('test_id', r.test_id);
-  prop('repeat', String(r.repeat));
-  prop('score', String(r.score));
-  if (r.attempts > 1) prop('attempts', String(r.attempts));
-  if (r.tags.length > 0) prop('tags', r.tags.join(','));
-  if (flaky) prop('flaky', 'true');
-  for (const e of r.evaluations) {
-    prop(`evaluator.${e.evaluator}.score`, String(e.score));
-    prop(`evaluator.${e.evaluator}.passed`, String(e.passed));
-  }
-  xml.up();
+  // What used to be per-case <property> elements: junit-4 and junit-10 allow none inside <testcase>.
+  const facts: string[] = [`test_id: ${r.test_id}`, `repeat: ${r.repeat}`, `score: ${r.score}`];
+  if (r.attempts > 1) facts.push(`attempts: ${r.attempts}`);
+  if (r.tags.length > 0) facts.push(`tags: ${r.tags.join(',')}`);
+  if (flaky) facts.push('flaky: true');
+  for (const e of r.evaluations) facts.push(`evaluator.${e.evaluator}: score ${e.score}, passed ${e.passed}`);
   if (r.status === 'error') {
     const err = r.output.error ?? 'agent error';
     xml
@@ -163,16 +165,24 @@ function testcase(
       .txt(xmlSafe(body))
       .up();
   } else if (r.status === 'skipped') {
-    xml.ele('skipped', { message: xmlSafe(firstLine(reasonOf(r) || 'skipped')) }).up();
+    // junit-4 types <skipped> as text: the reason goes in its body, not a `message` attribute.
+    xml
+      .ele('skipped')
+      .txt(xmlSafe(firstLine(reasonOf(r) || 'skipped')))
+      .up();
   }
-  if (o.include_output && r.status !== 'skipped') {
-    let out = outputOf(r);
-    if (out.length > o.max_output_chars)
-      out = `${out.slice(0, o.max_output_chars)}… (${out.length - o.max_output_chars} more characters)`;
-    if (out) xml.ele('system-out').txt(xmlSafe(out)).up();
-  }
+  let out = o.include_output && r.status !== 'skipped' ? outputOf(r) : '';
+  if (out.length > o.max_output_chars)
+    out = `${out.slice(0, o.max_output_chars)}… (${out.length - o.max_output_chars} more characters)`;
+  xml
+    .ele('system-out')
+    .txt(xmlSafe(out ? `${facts.join('\n')}\n${OUTPUT_MARK}\n${out}` : facts.join('\n')))
+    .up();
   xml.up();
 }
+
+/** Separates a case's facts from the agent output in its `<system-out>`. */
+export const OUTPUT_MARK = '--- output ---';
 
 function seconds(x: number): string {
   return x.toFixed(3);

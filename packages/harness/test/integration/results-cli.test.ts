@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { JUNIT_XSDS, validateXsd, XMLLINT_AVAILABLE, XMLLINT_SKIP } from '../helpers/xmllint.js';
 
 // The built CLI (`npm test` builds it in pretest; run `npx tsc -b packages/models packages/harness` by hand).
 const BIN = resolve(__dirname, '../../bin/harness.js');
@@ -51,8 +52,8 @@ ${cases}
 
 const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `c${from + i}`);
 
-function runSuite(out: string, failing: string[], suite = 'suite.yaml') {
-  const r = harness(['run', suite, '--out', out, '--format', 'json', '--no-thresholds', '--no-progress'], {
+function runSuite(out: string, failing: string[], suite = 'suite.yaml', format = 'json') {
+  const r = harness(['run', suite, '--out', out, '--format', format, '--no-thresholds', '--no-progress'], {
     FAIL_IDS: failing.join(','),
   });
   expect(r.code, r.stderr).toBe(0);
@@ -68,7 +69,7 @@ beforeAll(() => {
   // Baseline fails c40..c49 (80%); "small" drops 2 points with noise; "big" drops 20 points.
   runSuite('base', ids(40, 50));
   runSuite('small', [...ids(0, 3), ...ids(42, 50)]);
-  runSuite('big', [...ids(0, 11), ...ids(41, 50)]);
+  runSuite('big', [...ids(0, 11), ...ids(41, 50)], 'suite.yaml', 'json,junit');
   runSuite('big-q', [...ids(0, 11), ...ids(41, 50)], 'suite-q.yaml');
 }, 120_000);
 
@@ -167,6 +168,14 @@ describe('harness export (built CLI)', () => {
     expect(doc.testsuites['@_tests']).toBe('50');
     expect(doc.testsuites['@_failures']).toBe('20');
     expect(doc.testsuites.testsuite.testcase).toHaveLength(50);
+    if (!XMLLINT_AVAILABLE) return console.warn(XMLLINT_SKIP);
+    // Both the exported file and the one `harness run --format junit` wrote.
+    for (const file of ['out/junit.xml', 'big/report.xml']) {
+      for (const [label, xsd] of Object.entries(JUNIT_XSDS)) {
+        const verdict = validateXsd(readFileSync(join(work, file), 'utf8'), xsd);
+        expect(verdict.valid, `${file} vs ${label}: ${verdict.messages}`).toBe(true);
+      }
+    }
   });
 
   it('writes csv, markdown and jsonl to stdout and a self-contained html file', () => {
