@@ -187,7 +187,9 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
       });
     return config.withoutLabels ? withoutTrustLabels(base) : base;
   };
-  const retryPolicy: RetryPolicy = { ...DEFAULT_RETRY, ...config.retry };
+  // The harness runner's policy, with 5 attempts per model call: a campaign makes hundreds of calls, and at a 20%
+  // rate-limit rate three attempts would still lose about one run in two campaigns.
+  const retryPolicy: RetryPolicy = { ...DEFAULT_RETRY, maxAttempts: 5, ...config.retry };
   const retry = { policy: retryPolicy, budget: new RetryBudget(retryPolicy.budget) };
   const ownStore = config.evidence === undefined;
   let store: EvidenceStore | null = config.evidence ?? null;

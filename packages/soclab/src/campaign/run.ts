@@ -131,7 +131,7 @@ export interface CampaignHooks {
   runsRoot?: string;
   corpus?: ScenarioCorpus;
   profile?: ScoringProfile;
-  /** Retry policy for retryable provider failures (default the harness runner's: 3 attempts, budget 100). */
+  /** Retry policy for retryable provider failures (default the harness runner's, with 5 attempts; budget 100). */
   retry?: Partial<RetryPolicy>;
   /** Environment the provider is configured from (default process.env; tests point it at a stand-in). */
   env?: Readonly<Record<string, string | undefined>>;

@@ -27,7 +27,14 @@ describe('retries', () => {
       fault: everyNth(5),
     });
     try {
-      const request = { mode: 'baseline' as const, provider: 'openai', model: 'gpt-4o-mini', scenarios: SCENARIOS };
+      // One run at a time, so the every-fifth-call pattern cannot land on all of one call's attempts.
+      const request = {
+        mode: 'baseline' as const,
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        scenarios: SCENARIOS,
+        concurrency: 1,
+      };
       const a = await standInCampaign(scratch, 'healthy', request, openaiEnv(healthy.url));
       const b = await standInCampaign(scratch, 'limited', request, openaiEnv(limited.url));
       expect(outcomes(a)).toEqual({
@@ -53,6 +60,32 @@ describe('retries', () => {
     }
   }, 120_000);
 
+  it('a connection reset on every fourth call is retried to the same outcomes', async () => {
+    const resetting = await startOpenAIStandIn({
+      apiKey: KEY,
+      brain: 'gullible',
+      reportModel: dated,
+      fault: (call) => (call % 4 === 0 ? 'reset' : null),
+    });
+    try {
+      const run = await standInCampaign(
+        scratch,
+        'resets',
+        { mode: 'baseline', provider: 'openai', model: 'gpt-4o-mini', scenarios: SCENARIOS, concurrency: 1 },
+        openaiEnv(resetting.url),
+        { baseDelayMs: 1 },
+      );
+      expect(outcomes(run)).toEqual({
+        'ATK-001': 'complete/hijacked',
+        'ATK-013': 'complete/hijacked',
+        'BEN-001': 'complete/held',
+      });
+      expect(resetting.requests.filter((r) => r.status === 0).length).toBeGreaterThanOrEqual(5);
+    } finally {
+      await resetting.close();
+    }
+  }, 120_000);
+
   it('a 400 contract error is never retried; a server that always fails ends every run errored', async () => {
     const broken = await startOpenAIStandIn({ apiKey: KEY, fault: () => ({ status: 503 }) });
     const rejecting = await startOpenAIStandIn({
@@ -71,7 +104,7 @@ describe('retries', () => {
       expect(Object.values(outcomes(down))).toEqual(['errored/held', 'errored/held']);
       expect(down.records[0]!.outcome).toMatchObject({ errored: true, completed: false });
       expect(down.records[0]!.outcome.error).toContain('The engine is currently overloaded');
-      expect(broken.calls).toBe(2 * 3); // three attempts per run, then errored
+      expect(broken.calls).toBe(2 * 5); // five attempts per run, then errored
       const bad = await standInCampaign(scratch, 'bad-request', request, openaiEnv(rejecting.url), fast);
       expect(Object.values(outcomes(bad))).toEqual(['errored/held', 'errored/held']);
       expect(rejecting.calls).toBe(2); // one call per run: 4xx is never retried

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RetryBudget } from '@aeh/harness';
 import { ProviderError } from '@aeh/models';
 import { describe, expect, it } from 'vitest';
 import type { ActionProposal, ProposalResult } from '../../../src/contracts/models.js';
@@ -112,6 +113,59 @@ describe('strict reply validation', () => {
     expect(last.stage).toBe('propose_action');
     expect(last.proposed_tool).toBe('revoke_sessions');
     expect(result.events.find((e) => e.stage === 'form_finding')?.proposed_tool).toBeNull();
+  });
+
+  it('retries a retryable failure after the wait the vendor asked for, within the shared budget, each attempt a turn', async () => {
+    const run = async (budget: number, failures: ProviderError[]) => {
+      const sim = createSimulator({ enforceScope: false, runId: 'run-1' });
+      const inner = new MockAdversaryProvider({});
+      const queue = [...failures];
+      const flaky = Object.assign(Object.create(inner) as MockAdversaryProvider, {
+        generateStructured: async (...args: Parameters<MockAdversaryProvider['generateStructured']>) => {
+          const next = args[0].stage === 'collect_endpoint' ? queue.shift() : undefined;
+          if (next) throw next;
+          return inner.generateStructured(...args);
+        },
+      });
+      const waits: number[] = [];
+      const result = await runInvestigation({
+        incidentId: sim.incidentId,
+        alert: structuredClone(sim.incident),
+        provider: flaky,
+        port: new BaselinePort(sim),
+        maxSteps: 7,
+        retry: {
+          policy: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 1000, maxRetryAfterMs: 5000, budget },
+          budget: new RetryBudget(budget),
+          random: () => 0.5,
+          sleep: async (ms) => {
+            waits.push(ms);
+          },
+        },
+      });
+      return { result, waits };
+    };
+    const limited = () =>
+      new ProviderError('openai request failed: 429', { status: 429, retryable: true, retryAfterSeconds: 2 });
+    const ok = await run(10, [limited(), limited()]);
+    expect(ok.result.status).toBe('complete');
+    expect(ok.waits).toEqual([2000, 2000]);
+    const attempts = ok.result.events.filter((e) => e.error !== null);
+    expect(attempts.map((e) => e.error)).toEqual([
+      'ProviderError: openai request failed: 429 (attempt 1 of 3; retrying in 2.0 s)',
+      'ProviderError: openai request failed: 429 (attempt 2 of 3; retrying in 2.0 s)',
+    ]);
+    // maxSteps 7 still completes: retried attempts are not steps.
+    expect(ok.result.events).toHaveLength(9);
+    const spent = await run(1, [limited(), limited()]);
+    expect(spent.result.status).toBe('errored');
+    expect(spent.waits).toHaveLength(1);
+    const exhausted = await run(10, [limited(), limited(), limited()]);
+    expect(exhausted.result.status).toBe('errored');
+    expect(exhausted.waits).toHaveLength(2);
+    const contract = await run(10, [new ProviderError('bad request', { status: 400, retryable: false })]);
+    expect(contract.result.status).toBe('errored');
+    expect(contract.waits).toHaveLength(0);
   });
 
   it('ends the run errored (not failed) when the provider itself fails, keeping the error text', async () => {
