@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import pc from 'picocolors';
-import { formatNumber, formatP } from './gate.js';
+import { EPSILON, formatNumber, formatP } from './gate.js';
 import type { ExperimentComparison, MeasureVerdict } from './models.js';
 
 export interface ComparisonConsoleOptions {
@@ -105,6 +105,8 @@ export function comparisonConsole(c: ExperimentComparison, options: ComparisonCo
 }
 
 function signed(x: number): string {
+  // Float noise (0.00069 - 0.00069 = 1e-19) is no change: below the comparator's epsilon it reads 0.
+  if (Math.abs(x) < EPSILON) return '0';
   const s = formatNumber(x);
   return x > 0 ? `+${s}` : s;
 }

@@ -68,7 +68,10 @@ export interface RunHooksCli {
 export function addRunOptions(cmd: Command) {
   return cmd
     .argument('<suite>', 'suite file (.yaml, .yml, .json)')
-    .option('-a, --agent <spec>', 'override the agent: an adapter name (echo, mock...) or a module path ./agent.ts#run')
+    .option(
+      '-a, --agent <spec>',
+      'override the agent: an adapter name (echo, mock...), a module path ./agent.ts#run, or package.module:callable',
+    )
     .option('-c, --concurrency <n>', 'cases in flight at once (default 8)', positiveInt('--concurrency'))
     .option('-r, --repeat <n>', "runs per case (a case's own repeat wins)", positiveInt('--repeat'))
     .option(
@@ -149,6 +152,10 @@ function parseShardFlag(text: string): { index: number; count: number } {
 
 /** `--agent echo` names an adapter; anything that looks like a path is a module agent (relative to cwd). */
 export function parseAgentFlag(spec: string): { adapter: string; options?: Record<string, unknown> } {
+  // The seed's `package.module:callable` (e.g. examples.basic.mock_agent:support_agent): the generic adapter.
+  if (/^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)*:[A-Za-z_$][\w$]*$/.test(spec)) {
+    return { adapter: 'generic', options: { module: spec } };
+  }
   const looksLikePath = /[/\\#]/.test(spec) || /\.(m?[jt]s|c[jt]s)$/.test(spec);
   if (!looksLikePath) return { adapter: spec };
   const hash = spec.lastIndexOf('#');

@@ -108,6 +108,24 @@ describe("the seed's example suite runs verbatim from the repository", () => {
     const ok = harness(['run', 'suite.yaml', '--out', join(d, 'run-ok'), '--no-index', '--format', 'json'], d);
     expect(ok.code, ok.stderr).toBe(0);
     expect(statuses(join(d, 'run-ok'))).toEqual({ a: 'passed' });
+    // The same spec works as --agent, overriding the suite's agent (here a broken one).
+    writeFileSync(join(d, 'suite.yaml'), suite('agents.bot:notFn'));
+    const flag = harness(
+      [
+        'run',
+        'suite.yaml',
+        '--agent',
+        'agents.bot:reply',
+        '--out',
+        join(d, 'run-flag'),
+        '--no-index',
+        '--format',
+        'json',
+      ],
+      d,
+    );
+    expect(flag.code, flag.stderr).toBe(0);
+    expect(statuses(join(d, 'run-flag'))).toEqual({ a: 'passed' });
   }, 120_000);
 
   it('an origin option with no equivalent fails with one sentence saying what to write instead', () => {
