@@ -98,8 +98,11 @@ export const AgentFinding = z
   .meta({ title: 'AgentFinding' });
 export type AgentFinding = z.infer<typeof AgentFinding>;
 
-/** JSON Schema for "the key is absent or null". */
-const absentOrNull = (key: string) => [{ not: { required: [key] } }, { properties: { [key]: { type: 'null' } } }];
+/**
+ * JSON Schema for "the key is absent or null": `properties` applies only to keys that are present, so no
+ * `not: { required }` is needed (that form fails Ajv strict mode's strictRequired rule).
+ */
+const absentOrNull = { type: 'null' } as const;
 
 export const AgentProposal = z
   .strictObject({
@@ -120,13 +123,14 @@ export const AgentProposal = z
     oneOf: [
       {
         required: ['tool_calls'],
-        properties: { tool_calls: { type: 'array', minItems: 1 } },
-        anyOf: absentOrNull('finding'),
+        properties: { tool_calls: { type: 'array', minItems: 1 }, finding: absentOrNull },
       },
       {
         required: ['finding'],
-        properties: { finding: { type: 'object' } },
-        anyOf: [...absentOrNull('tool_calls'), { properties: { tool_calls: { type: 'array', maxItems: 0 } } }],
+        properties: {
+          finding: { type: 'object' },
+          tool_calls: { anyOf: [absentOrNull, { type: 'array', maxItems: 0 }] },
+        },
       },
     ],
   });
@@ -160,8 +164,8 @@ export const AgentResponse = z
     title: 'soclab.agent.v1 response',
     description: 'The agent reply to one stage: exactly one of proposal or refusal.',
     oneOf: [
-      { required: ['proposal'], properties: { proposal: { type: 'object' } }, anyOf: absentOrNull('refusal') },
-      { required: ['refusal'], properties: { refusal: { type: 'object' } }, anyOf: absentOrNull('proposal') },
+      { required: ['proposal'], properties: { proposal: { type: 'object' }, refusal: absentOrNull } },
+      { required: ['refusal'], properties: { refusal: { type: 'object' }, proposal: absentOrNull } },
     ],
   });
 export type AgentResponse = z.infer<typeof AgentResponse>;

@@ -16,7 +16,7 @@ describe('suite JSON Schema', () => {
   });
 
   it('accepts the shipped example suites and rejects unknown fields (independent check with Ajv)', () => {
-    const ajv = new Ajv2020.default({ allErrors: true, strict: false });
+    const ajv = new Ajv2020.default({ allErrors: true, strict: true });
     const validate = ajv.compile(suiteJsonSchema());
     for (const f of ['customer-support.yaml', 'tool-trajectories.yaml', 'repeats.yaml']) {
       const doc = parse(readFileSync(join(root, 'benchmarks/examples', f), 'utf8'));

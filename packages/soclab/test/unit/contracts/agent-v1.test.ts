@@ -5,7 +5,7 @@ import { AGENT_V1_SCHEMA_DIR, renderAgentV1Schemas } from '../../../scripts/gene
 import { AgentRequest, AgentResponse, checkAgentResponse } from '../../../src/contracts/agent-v1.js';
 
 const published = (name: string) => JSON.parse(readFileSync(`${AGENT_V1_SCHEMA_DIR}${name}`, 'utf8'));
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+const ajv = new Ajv2020({ allErrors: true, strict: true });
 const ajvResponse = ajv.compile(published('response.schema.json'));
 const ajvRequest = ajv.compile(published('request.schema.json'));
 
