@@ -36,6 +36,18 @@ describe('POST /api/v1/campaigns with provider_id mcp', () => {
     expect(done.status, JSON.stringify(done)).toBe('completed');
     expect(done.summary).toMatchObject({ provider: 'mcp', model: 'agent', runs: 2, chains_valid: true, errors: 0 });
     expect(done.summary.attack_success).toMatchObject({ numerator: 0, denominator: 1 });
+    // The console's replay walks an MCP run step by step: the agent's calls, each action with its decisions.
+    const runs = await call(server.base, 'GET', `/api/v1/runs?campaign_id=${r.body.campaign_id}`, { as: 'viewer' });
+    const ben = runs.body.find((x: { scenario_id: string }) => x.scenario_id === 'BEN-001');
+    expect(ben).toMatchObject({ valid: true, mode: 'protected' });
+    const replay = await call(server.base, 'GET', `/api/v1/runs/${ben.run_id}/replay`, { as: 'viewer' });
+    const titles = replay.body.steps.map((s: { title: string }) => s.title);
+    expect(titles).toEqual(expect.arrayContaining(['Agent call: get_identity_profile', 'Agent call: submit_finding']));
+    const action = replay.body.steps.find(
+      (s: { kind: string; data: { tool?: string } }) => s.kind === 'action' && s.data.tool === 'revoke_sessions',
+    );
+    expect(action.data.policy_decisions[0]).toMatchObject({ outcome: 'require_approval' });
+    expect(replay.body.steps.map((s: { kind: string }) => s.kind)).toContain('finding');
   }, 120_000);
 
   it('refuses a request that names a command, and mcp on a server without a configured agent', async () => {
