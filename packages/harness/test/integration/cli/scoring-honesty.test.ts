@@ -53,7 +53,7 @@ function suite(name: string, latency: number, passing: number, total: number, ex
 }
 
 describe('defect 1: a plugin metric keeps its declared direction through run, store, compare and reports', () => {
-  it('records lower_is_better and calls 0.32s -> 0.09s an improvement everywhere', () => {
+  it('records lower_is_better and calls 0.32s -> 0.09s an improvement everywhere', async () => {
     const d = workdir({ 'slow.yaml': suite('lat', 0.32, 3, 3), 'fast.yaml': suite('lat', 0.09, 3, 3) });
     const store = join(d, 'index.sqlite');
     const a = harness(['run', 'slow.yaml', '--out', 'runs/a', '--format', 'console,markdown', '--store', store], d);
@@ -91,6 +91,30 @@ describe('defect 1: a plugin metric keeps its declared direction through run, st
     const text = harness(['compare', 'runs/a', 'runs/b'], d);
     expect(text.stdout).toMatch(/median_latency.*0\.32s.*0\.09s.*better/);
     expect(text.stdout).not.toMatch(/median_latency.*worse/);
+
+    // The viewer reads the same index: its run and compare APIs carry the direction and the formatted values.
+    const { openStore } = await import('../../../src/store/index.js');
+    const { startViewer } = await import('../../../src/viewer/server.js');
+    const runStore = await openStore({ store, runsDir: join(d, 'runs') });
+    const viewer = await startViewer({ store: runStore, runsDir: join(d, 'runs'), port: 0 });
+    try {
+      const runs = (await (await fetch(new URL('api/runs', viewer.url))).json()) as {
+        items: { id: string; metrics: Record<string, { direction: string; formatted_value: string }> }[];
+      };
+      const byValue = Object.fromEntries(runs.items.map((r) => [r.metrics.median_latency.formatted_value, r]));
+      expect(byValue['0.32s'].metrics.median_latency.direction).toBe('lower_is_better');
+      const ids = `baseline=${byValue['0.32s'].id}&candidate=${byValue['0.09s'].id}`;
+      const cmpApi = (await (await fetch(new URL(`api/compare?${ids}`, viewer.url))).json()) as {
+        comparison: { deltas: Record<string, { is_improvement: boolean; direction: string }> };
+      };
+      expect(cmpApi.comparison.deltas.median_latency).toMatchObject({
+        direction: 'lower_is_better',
+        is_improvement: true,
+      });
+    } finally {
+      await viewer.close();
+      await runStore.close();
+    }
   }, 180_000);
 });
 
