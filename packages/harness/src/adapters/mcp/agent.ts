@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type AgentOutput, type AgentOutputInput, agentOutput, type ToolCallRecordInput } from '../../core/agent.js';
-import type { PluginContext } from '../../plugins/registry.js';
+import { closest, type PluginContext } from '../../plugins/registry.js';
 import { looksSecret, REDACTED, registerCredentialPositions, SecretScrubber } from '../../secrets/scrubber.js';
 import type { Agent, RunContext } from '../base.js';
 import { type Authenticator, createAuthenticator } from '../http/auth.js';
@@ -82,6 +82,8 @@ export class McpAgent implements Agent {
   readonly #mapping: CompiledMapping;
   readonly #auth: Authenticator | null;
   #client: Client | null = null;
+  /** The tool names each connection's server offers (tools/list), fetched once per connection. */
+  #offered = new WeakMap<Client, Promise<Set<string>>>();
   #connecting: Promise<Client> | null = null;
   #stderr = new Tail(8192);
   #closed = false;
@@ -238,11 +240,49 @@ export class McpAgent implements Agent {
 
   // ---- calls --------------------------------------------------------------------------------------------
 
+  /** Every tool name the server lists (all pages); `fresh` re-lists, for servers whose tools change. */
+  async #offeredTools(client: Client, signal: AbortSignal, fresh: boolean): Promise<Set<string>> {
+    let pending = fresh ? undefined : this.#offered.get(client);
+    if (!pending) {
+      pending = (async () => {
+        const names = new Set<string>();
+        let cursor: string | undefined;
+        do {
+          const page = await client.listTools(cursor ? { cursor } : undefined, {
+            signal,
+            timeout: this.#options.call_timeout * 1000,
+          });
+          for (const t of page.tools) names.add(t.name);
+          cursor = page.nextCursor;
+        } while (cursor);
+        return names;
+      })();
+      pending.catch(() => this.#offered.delete(client));
+      this.#offered.set(client, pending);
+    }
+    return await pending;
+  }
+
   async #call(client: Client, tool: string, args: Json, signal: AbortSignal): Promise<CallOutcome> {
     const started = performance.now();
     const timeoutMs = this.#options.call_timeout * 1000;
     const duration = () => (performance.now() - started) / 1000;
     try {
+      // Decided on the server's own tool list, not on its error text: some servers (server-everything) answer an
+      // unknown tool with an ordinary isError result, which would be recorded as a tool error and let a case
+      // without an expected value pass. A tool the server does not offer fails the case.
+      let offered = await this.#offeredTools(client, signal, false);
+      if (!offered.has(tool)) offered = await this.#offeredTools(client, signal, true);
+      if (!offered.has(tool)) {
+        const names = [...offered].sort();
+        const message = `unknown tool: the server offers ${names.length > 0 ? names.map((n) => `'${n}'`).join(', ') : 'no tools'}${didYouMean(tool, names)}`;
+        return {
+          record: { tool_name: tool, args, duration: duration(), status: 'error', error: message },
+          result: null,
+          failure: `MCP call to '${tool}' failed: ${message}`,
+          transient: false,
+        };
+      }
       const result = (await client.callTool(
         { name: tool, arguments: args },
         { signal, timeout: timeoutMs, maxTotalTimeout: timeoutMs },
@@ -428,4 +468,9 @@ export class McpAgent implements Agent {
       typeof single === 'string' || isObject(single) ? (single as string | Json) : JSON.stringify(single ?? '');
     return agentOutput({ output, latency: latency(), tool_calls: records });
   }
+}
+
+function didYouMean(name: string, names: string[]): string {
+  const near = closest(name, names);
+  return near ? ` (did you mean '${near}'?)` : '';
 }

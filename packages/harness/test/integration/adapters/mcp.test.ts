@@ -119,12 +119,44 @@ describe.each(transports)('mcp adapter over %s', (_name, where) => {
     // The timeout binds every call here: 2 s leaves the quick calls room on a loaded machine (0.3 s did not).
     const agent = await make({ ...where(), call_timeout: 2 });
     const unknown = await agent.run({ tool: 'nope' }, ctx('nope'));
-    expect(unknown.error).toMatch(/MCP call to 'nope' failed: .*nope/);
+    expect(unknown.error).toMatch(/^MCP call to 'nope' failed: unknown tool: the server offers 'add', /);
+    expect(unknown.tool_calls[0]).toMatchObject({ tool_name: 'nope', status: 'error' });
     const slow = await agent.run({ tool: 'slow', arguments: { ms: 10_000 } }, ctx('slow'));
     expect(slow.error).toBe("MCP call to 'slow' failed: no reply within 2 s (call_timeout)");
     expect(slow.tool_calls[0]).toMatchObject({ tool_name: 'slow', status: 'error' });
     // The connection survives a timed-out call.
     expect((await agent.run({ tool: 'add', arguments: { a: 2, b: 2 } }, ctx('add'))).output).toEqual({ sum: 4 });
+  });
+});
+
+describe('mcp adapter against a server that answers unknown tools with isError (like server-everything)', () => {
+  const lenient = fileURLToPath(new URL('./agents/lenient-mcp-server.mjs', import.meta.url));
+
+  it('fails the case (adapter error) instead of recording a tool error, in tools and agent mode', async () => {
+    const tools = await make({ command: [process.execPath, lenient] });
+    const unknown = await tools.run({ tool: 'get_summ', arguments: { a: 1, b: 2 } }, ctx('x'));
+    // The second page of tools/list was read: get_sum is offered and suggested.
+    expect(unknown.error).toBe(
+      "MCP call to 'get_summ' failed: unknown tool: the server offers 'echo', 'get_sum' (did you mean 'get_sum'?)",
+    );
+    expect(unknown.output).toBe('');
+    const agent = await make({ command: [process.execPath, lenient], tool: 'run_agent' });
+    expect((await agent.run('hello', ctx('hello'))).error).toMatch(/^MCP call to 'run_agent' failed: unknown tool/);
+  });
+
+  it('still calls the tools the server offers, on either page of its list', async () => {
+    const tools = await make({ command: [process.execPath, lenient] });
+    const out = await tools.run(
+      {
+        calls: [
+          { tool: 'echo', arguments: { message: 'hi' } },
+          { tool: 'get_sum', arguments: { a: 2, b: 3 } },
+        ],
+      },
+      ctx('x'),
+    );
+    expect(out.error).toBeNull();
+    expect(out.output).toEqual({ results: ['Echo: hi', '5'] });
   });
 });
 
