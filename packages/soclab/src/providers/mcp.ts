@@ -171,8 +171,9 @@ export const mcpEntry: ProviderEntry = {
   capabilities: CAPABILITIES,
   defaultModel: MCP_DEFAULT_MODEL,
   validationLevel: 'end-to-end',
+  // Reports show this next to the agent, so it also says which way of bringing an agent was used.
   validation:
-    'end-to-end runs of the reference MCP agent (examples/mcp-soc-agent) over Streamable HTTP and stdio, and a hostile-client suite',
+    'bring-your-own-agent option 3 (free-form MCP agent): the reference MCP agent (examples/mcp-soc-agent) run over Streamable HTTP and stdio, and a hostile-client suite',
   description: 'Bring your own agent, option 3: any MCP client; every tools/call is mediated by the lab',
   notes: ['usage and cost are unknown (the agent reports none)', 'set by soclab campaign --agent-command'],
   create(env: Env, model: string) {

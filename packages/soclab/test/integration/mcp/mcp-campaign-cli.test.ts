@@ -77,7 +77,9 @@ describe('soclab campaign --provider mcp', () => {
     expect(r.stdout).toContain('attack success 0%');
     const scorecard = JSON.parse(readFileSync(join(out, 'protected-scorecard.json'), 'utf8'));
     expect(scorecard.campaign).toMatchObject({ provider: 'mcp', model: 'agent' });
-    expect(scorecard.campaign.provider_validation).toMatch(/reference MCP agent/);
+    expect(scorecard.campaign.provider_validation).toMatch(
+      /^end-to-end: bring-your-own-agent option 3 \(free-form MCP agent\)/,
+    );
     const verify = await soclab(['verify-chain', '--db', db, '--json']);
     expect(verify.code, verify.stderr).toBe(0);
     const chains = JSON.parse(verify.stdout) as { runs: { valid: boolean; length: number }[]; valid: boolean };
