@@ -94,6 +94,8 @@ describe("the seed's example suite runs verbatim from the repository", () => {
       `version: "1.0"\nname: g\nagent: { adapter: generic, module: "${module}" }\ntests: [{ id: a, name: a, input: x, expected: hi x }]\n`;
     const cases: [string, RegExp][] = [
       ['agents.bot', /Invalid import path 'agents\.bot'\. Expected format 'module\.submodule:function_or_class'/],
+      // No way out of the project through the dotted name: only identifiers separated by dots.
+      ['..agents.bot:reply', /Invalid import path '\.\.agents\.bot:reply'/],
       ['agents.nope:reply', /Could not import module 'agents\.nope': no file agents\/nope\{\.ts,/],
       ['agents.bot:missing', /Module 'agents\.bot' has no attribute 'missing'/],
       ['agents.bot:notFn', /Target 'agents\.bot:notFn' is not callable\./],
