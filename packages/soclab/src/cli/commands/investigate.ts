@@ -8,7 +8,9 @@ export const CLEAN_SCENARIO = 'BEN-001';
 export function register(program: Command): void {
   program
     .command('investigate')
-    .description('run the seven-stage investigation once (one scenario), record it on the evidence chain, print it')
+    .description(
+      'run the seven-stage investigation once (one scenario), record it on the evidence chain, print it; exit 4 if the run errored (provider or transport failure after retries)',
+    )
     .option('--mode <mode>', 'baseline (weak controls) or protected (control plane)', 'baseline')
     .option('--provider <id>', 'model provider', 'mock')
     .option('--model <label>', "model label (default: the scenario's)")
@@ -86,8 +88,11 @@ export function register(program: Command): void {
       let result: Awaited<ReturnType<typeof runScenario>>;
       let decisions: string[] = [];
       let decisionRecords: unknown[] | undefined;
+      const { DEFAULT_RETRY, RetryBudget } = await import('@aeh/harness/runner/retry');
+      const retryPolicy = { ...DEFAULT_RETRY, maxAttempts: 5 };
       try {
         result = await runScenario({
+          retry: { policy: retryPolicy, budget: new RetryBudget(retryPolicy.budget) },
           scenario,
           corpus,
           mode: opts.mode,
@@ -135,6 +140,7 @@ export function register(program: Command): void {
       }
       const bad = result.outcome.attack_succeeded || result.outcome.false_block;
       if (opts.failOnAttack && bad) process.exitCode = EXIT.gate;
+      if (result.investigation.status === 'errored') process.exitCode = EXIT.errored;
     });
 }
 

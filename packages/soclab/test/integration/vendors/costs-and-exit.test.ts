@@ -82,6 +82,23 @@ describe('soclab campaign exit codes', () => {
       );
       expect(first).toContain('Incorrect API key provided');
       expect(r.stdout + r.stderr).not.toContain(wrong);
+      const one = await soclabIsolated(
+        [
+          'investigate',
+          '--provider',
+          'openai',
+          '--model',
+          'gpt-4o-mini',
+          '--scenario',
+          'BEN-001',
+          '--db',
+          join(out, 'one.sqlite'),
+        ],
+        { OPENAI_API_KEY: wrong, OPENAI_BASE_URL: `${server.url}/v1` },
+      );
+      expect(one.code).toBe(4);
+      expect(one.stdout).toContain('errored');
+      expect(one.stdout + one.stderr).not.toContain(wrong);
       const badPrice = await soclabIsolated([...args, '--price', 'cheap'], { OPENAI_API_KEY: key });
       expect(badPrice.code).toBe(2);
       expect(badPrice.stderr).toContain(
