@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scratchEvidence } from '../../helpers/scratch.js';
 import { outcomes, standInCampaign } from '../../helpers/stand-ins/campaign.js';
@@ -89,6 +91,11 @@ for (const vendor of VENDORS) {
           expect(JSON.stringify(run.records)).not.toContain(wrong);
           expect(JSON.stringify(await scratch.evidence.events(run.records[0]!.evidence.run_id))).not.toContain(wrong);
           expect(server.calls).toBe(1);
+          // Nor in any file of the harness run folder (journal, experiment.json, index).
+          for (const file of readdirSync(run.runDir, { recursive: true, encoding: 'utf8' })) {
+            const path = join(run.runDir, file);
+            if (statSync(path).isFile()) expect(readFileSync(path).toString('latin1')).not.toContain(wrong);
+          }
         } finally {
           await server.close();
         }
