@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatSeconds } from '../core/durations.js';
 import type { CaseStatus, TestCaseResult } from '../core/result.js';
 import { defineReporter, type ExperimentView } from './base.js';
 import { renderTo } from './support/sink.js';
@@ -101,7 +102,7 @@ async function renderMarkdown(view: ExperimentView, o: MarkdownOptions): Promise
 
   const notPassed = counts.failed + counts.error;
   if (notPassed > 0) {
-    let section = `\n## Failures (${notPassed})\n\n| Status | Test Case | Score | Duration | Reason |\n| :---: | :--- | :---: | :---: | :--- |\n`;
+    let section = `\n## Failures (${notPassed})\n\n| Status | Test Case | Score | Call time | Reason |\n| :---: | :--- | :---: | :---: | :--- |\n`;
     let shown = 0;
     for await (const r of view.results()) {
       if (r.status !== 'failed' && r.status !== 'error') continue;
@@ -113,7 +114,7 @@ async function renderMarkdown(view: ExperimentView, o: MarkdownOptions): Promise
     if (shown < notPassed) section += `\n…and ${notPassed - shown} more failures (see the HTML or JSON report).\n`;
     text += section;
   }
-  let all = `\n## Test Results\n\n<details><summary>All ${total} results</summary>\n\n| Status | Test Case | Score | Duration | Reason |\n| :---: | :--- | :---: | :---: | :--- |\n`;
+  let all = `\n## Test Results\n\n<details><summary>All ${total} results</summary>\n\n| Status | Test Case | Score | Call time | Reason |\n| :---: | :--- | :---: | :---: | :--- |\n`;
   let shown = 0;
   const closing = '\n</details>\n';
   for await (const r of view.results()) {
@@ -131,7 +132,7 @@ function row(r: TestCaseResult, reasonMax: number): string {
   const repeat = r.repeat > 0 ? ` (repeat ${r.repeat})` : '';
   return (
     `| ${STATUS[r.status]} | ${markdownCell(name, 80)}${repeat} | \`${r.score.toFixed(2)}\` | ` +
-    `\`${r.duration.toFixed(2)}s\` | ${markdownCell(reasonOf(r), reasonMax)} |\n`
+    `\`${formatSeconds(r.duration)}\` | ${markdownCell(reasonOf(r), reasonMax)} |\n`
   );
 }
 

@@ -42,7 +42,7 @@ describe('markdown reporter', () => {
     expect(md).toContain('| **Success Rate** | `33.3%` | 0.06 – 0.79 | Higher is better | share of cases passed |');
     expect(md).toContain('| **Latency P95** | `1.20s` |  | Lower is better |  |');
     expect(md.indexOf('## Failures (2)')).toBeLessThan(md.indexOf('## Test Results'));
-    expect(md).toContain('| ⚠️ Error | case c | `0.00` | `1.00s` | agent error: timeout after 30s |');
+    expect(md).toContain('| ⚠️ Error | case c | `0.00` | `1.00 s` | agent error: timeout after 30s |');
   });
 
   it('keeps table rows intact: pipes escaped, line breaks flattened, HTML neutralised', async () => {
