@@ -56,7 +56,10 @@ describe('defect 1: a plugin metric keeps its declared direction through run, st
   it('records lower_is_better and calls 0.32s -> 0.09s an improvement everywhere', async () => {
     const d = workdir({ 'slow.yaml': suite('lat', 0.32, 3, 3), 'fast.yaml': suite('lat', 0.09, 3, 3) });
     const store = join(d, 'index.sqlite');
-    const a = harness(['run', 'slow.yaml', '--out', 'runs/a', '--format', 'console,markdown', '--store', store], d);
+    const a = harness(
+      ['run', 'slow.yaml', '--out', 'runs/a', '--format', 'console,markdown,html', '--store', store],
+      d,
+    );
     expect(a.code, a.stderr).toBe(0);
     // Console: the metric table says lower is better.
     expect(a.stdout).toMatch(/median_latency.*0\.32s.*lower is better/);
@@ -66,6 +69,9 @@ describe('defect 1: a plugin metric keeps its declared direction through run, st
     const exp = JSON.parse(readFileSync(join(d, 'runs/a/experiment.json'), 'utf8'));
     expect(exp.metrics.median_latency).toMatchObject({ direction: 'lower_is_better', formatted_value: '0.32s' });
     expect(readFileSync(join(d, 'runs/a/report.md'), 'utf8')).toMatch(/Median Latency.*0\.32s.*Lower is better/);
+    expect(readFileSync(join(d, 'runs/a/report.html'), 'utf8')).toMatch(
+      /<td>median_latency<\/td><td class="num">0\.32s<\/td><td class="num"><\/td><td><\/td><td>lower is better<\/td>/,
+    );
 
     // The run index keeps it too (what the viewer and `harness runs` read).
     const db = new Database(store, { readonly: true });
