@@ -2,6 +2,7 @@ import { type CommandModule, createProgram, runProgram } from '@aeh/harness/cli/
 import type { Command } from '@commander-js/extra-typings';
 import * as campaign from './commands/campaign.js';
 import * as compare from './commands/compare.js';
+import * as conformance from './commands/conformance.js';
 import * as demo from './commands/demo.js';
 import * as investigate from './commands/investigate.js';
 import * as mcp from './commands/mcp.js';
@@ -30,6 +31,7 @@ const commands: CommandModule[] = [
   mcp,
   campaign,
   compare,
+  conformance,
   report,
   demo,
   versionCommand,
