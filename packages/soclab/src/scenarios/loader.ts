@@ -195,7 +195,9 @@ export function clearScenarioCache(): void {
  * by id). Every problem in every file is reported together.
  */
 export function loadCorpus(options: LoadCorpusOptions = {}): ScenarioCorpus {
-  const extra = options.dir === undefined ? (process.env.SOCLAB_SCENARIO_DIR ?? null) : options.dir;
+  const fromEnv = options.dir === undefined;
+  const extra = fromEnv ? process.env.SOCLAB_SCENARIO_DIR || null : options.dir;
+  if (extra) checkScenarioDir(resolve(extra), fromEnv ? 'SOCLAB_SCENARIO_DIR' : '--dir');
   const dirs = [...(options.bundled === false ? [] : [BUNDLED_SCENARIO_DIR]), ...(extra ? [resolve(extra)] : [])];
   const incidentName = options.incident ?? DEFAULT_INCIDENT;
   const key = `${dirs.join('|')}#${incidentName}`;
@@ -250,6 +252,27 @@ export function loadCorpus(options: LoadCorpusOptions = {}): ScenarioCorpus {
   });
   cache.set(key, corpus);
   return corpus;
+}
+
+/**
+ * A user scenario folder must exist and hold scenario files; a wrong path or layout used to be ignored silently,
+ * so a campaign ran the bundled corpus while the user believed theirs was included.
+ */
+function checkScenarioDir(dir: string, source: string): void {
+  const fail = (message: string) => {
+    throw new ScenarioLoadError([{ file: dir, line: null, col: null, message: `${message} (from ${source})` }]);
+  };
+  const stat = statSync(dir, { throwIfNoEntry: false });
+  if (!stat) fail('scenario folder does not exist');
+  else if (!stat.isDirectory()) fail('scenario folder is not a directory');
+  const incidents = join(dir, 'incidents');
+  const found =
+    yamlFiles(join(dir, 'attacks'), 'ATK-').length +
+    yamlFiles(join(dir, 'controls'), 'BEN-').length +
+    yamlFiles(incidents, '').length;
+  if (found === 0) {
+    fail('no scenario files: expected attacks/ATK-*.yaml, controls/BEN-*.yaml or incidents/<name>.yaml in this folder');
+  }
 }
 
 /** Find one scenario by id (case-insensitive); throws with the known ids when missing. */

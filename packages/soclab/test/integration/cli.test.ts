@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,10 +13,14 @@ const db = join(dir, 'evidence.sqlite');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function soclab(...args: string[]) {
+  return soclabWith({}, ...args);
+}
+
+function soclabWith(env: Record<string, string>, ...args: string[]) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', main, ...args], {
     cwd: root,
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', SOCLAB_SCENARIO_DIR: '', SOCLAB_DATABASE_URL: db },
+    env: { ...process.env, NO_COLOR: '1', SOCLAB_SCENARIO_DIR: '', SOCLAB_DATABASE_URL: db, ...env },
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
@@ -80,6 +84,25 @@ describe('soclab CLI', () => {
     expect(table.out).toContain('30 attacks, 3 benign controls');
     const one = soclab('scenarios', 'ATK-029');
     expect(one.out).toContain('confusable_identifier');
+  });
+
+  it('scenarios --dir and SOCLAB_SCENARIO_DIR: a missing folder or one without scenario files exits 2 naming it', () => {
+    const missing = join(dir, 'does-not-exist');
+    const byFlag = soclab('scenarios', '--dir', missing);
+    expect(byFlag.code).toBe(2);
+    expect(byFlag.err).toContain(`${missing}: scenario folder does not exist (from --dir)`);
+    expect(byFlag.out).toBe('');
+    const byEnv = soclabWith({ SOCLAB_SCENARIO_DIR: missing }, 'scenarios');
+    expect(byEnv.code).toBe(2);
+    expect(byEnv.err).toContain(`${missing}: scenario folder does not exist (from SOCLAB_SCENARIO_DIR)`);
+    // A folder that exists but has no attacks/ or controls/ (here: the scenario files sit at its top level).
+    const flat = mkdtempSync(join(dir, 'flat-'));
+    writeFileSync(join(flat, 'ATK-101.yaml'), 'id: ATK-101\n');
+    const wrongLayout = soclabWith({ SOCLAB_SCENARIO_DIR: flat }, 'scenarios', '--json');
+    expect(wrongLayout.code).toBe(2);
+    expect(wrongLayout.err).toContain(`${flat}: no scenario files: expected attacks/ATK-*.yaml`);
+    const file = join(flat, 'ATK-101.yaml');
+    expect(soclab('scenarios', '--dir', file).err).toContain(`${file}: scenario folder is not a directory`);
   });
 
   it('rejects unknown scenarios, modes and providers with exit 2', () => {
