@@ -901,7 +901,9 @@ export function assess(input: ScoringInput): Assessment {
   const attackSuccess = rate(attackRuns, (o) => o.attack_succeeded);
   const falseBlock = rate(benignRuns, (o) => o.false_block);
   const tierResults = tiers(attacks, byScenario);
-  const coverage = proportion(attacks.filter((e) => byScenario.has(e.scenario_id)).length, attacks.length, z);
+  // 2.0.0: a scenario whose every run errored or failed was not covered (it measured nothing).
+  const covered = (e: CorpusEntry) => (byScenario.get(e.scenario_id) ?? []).some((o) => !v2 || !brokeDown(o));
+  const coverage = proportion(attacks.filter(covered).length, attacks.length, z);
   const minRuns =
     attacks.length === 0 ? 0 : Math.min(...attacks.map((e) => byScenario.get(e.scenario_id)?.length ?? 0));
   const econ = economics(runs);

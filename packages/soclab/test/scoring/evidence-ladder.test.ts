@@ -56,6 +56,16 @@ describe('degenerate campaigns earn nothing', () => {
     expect(a.utility.benign_utility.numerator).toBe(0);
   });
 
+  it('a scenario whose runs all errored is not covered', () => {
+    const runs = passOf(0, (id) =>
+      id === 'ATK-001'
+        ? { investigation_status: 'errored', errored: true, error: 'provider error', completed: false }
+        : {},
+    );
+    const a = assess({ runs, corpus });
+    expect(a.coverage.numerator).toBe(a.coverage.denominator - 1);
+  });
+
   it('errored runs and runs without an outcome head the summary with the scrubbed error text', () => {
     const runs = passOf().slice(0, 2);
     const errored = run(

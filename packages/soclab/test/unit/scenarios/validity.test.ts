@@ -117,6 +117,10 @@ describe('scenario validity checks', () => {
     const run = await runCampaign({ mode: 'protected', scenarios: ['ATK-101'] }, hooks);
     expect(run.scorecard.campaign.corpus?.sha256).toBe(check.corpus_sha256);
     expect(run.scorecard.campaign.corpus?.scenarios.find((s) => s.id === 'ATK-101')?.source).toBe(file);
+    // A tampered or unreadable record vouches for nothing.
+    writeFileSync(join(d, '.soclab-scenarios-check.json'), '{"corpus_sha256": ');
+    expect(uncheckedCorpusReason(corpus)).toMatch(/have not passed/);
+    writeCheckRecord(d, check);
     writeFileSync(file, scenario('director_endpoint_isolated').replace('difficulty: medium', 'difficulty: low'));
     clearScenarioCache();
     expect(uncheckedCorpusReason(loadCorpus({ dir: d }))).toMatch(/have not passed/);
