@@ -208,6 +208,9 @@ describe.skipIf(!CHROMIUM)('soclab web console in headless Chromium', () => {
     expect(await operator.locator('[data-testid=gates] tbody tr').count()).toBe(6);
     expect(await operator.locator('[data-testid=families] tbody tr').count()).toBe(5);
     expect(await operator.locator('[data-testid=intervals]').innerText()).toContain('attack success');
+    // The three ledgers, kept apart (scoring profile 2.0.0).
+    const ledgers = await operator.locator('[data-testid=ledgers]').innerText();
+    for (const ledger of ['competence', 'intrinsic safety', 'system outcome']) expect(ledgers).toContain(ledger);
     // The control change against the baseline campaign.
     await operator.selectOption('select[name=baseline]', baselineId);
     await operator.waitForSelector('[data-testid=control-change]');
