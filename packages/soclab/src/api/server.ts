@@ -36,7 +36,7 @@ import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerCampaignRoutes } from './routes/campaigns.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerRunRoutes } from './routes/runs.js';
-import { ApiStore } from './store.js';
+import { ApiStore, type ApprovalRow } from './store.js';
 
 export interface ApiServerOptions {
   config: ServerConfig;
@@ -77,6 +77,29 @@ function answerUnreadablePath(error: FastifyError, _request: FastifyRequest, rep
       ? 'a path parameter is longer than 200 characters'
       : 'the path is not valid percent-encoded UTF-8';
   reply.code(400).send(errorBody(400, 'invalid_path', message));
+}
+
+type WaitingApproval = Pick<
+  ApprovalRow,
+  'approval_id' | 'proposal_id' | 'tool_name' | 'arguments' | 'reason_codes' | 'requested_at' | 'run_id'
+>;
+
+/** The pending human decisions of each run, as the `waiting_for_approval` of its run.interrupted event. */
+function waitingByRun(rows: readonly WaitingApproval[]): Map<string, { waiting_for_approval: object[] }> {
+  const byRun = new Map<string, { waiting_for_approval: object[] }>();
+  for (const r of rows) {
+    const entry = byRun.get(r.run_id) ?? { waiting_for_approval: [] };
+    entry.waiting_for_approval.push({
+      approval_id: r.approval_id,
+      proposal_id: r.proposal_id,
+      tool_name: r.tool_name,
+      arguments: r.arguments,
+      reason_codes: r.reason_codes,
+      requested_at: r.requested_at,
+    });
+    byRun.set(r.run_id, entry);
+  }
+  return byRun;
 }
 
 /** The built console: next to the compiled server (dist/api -> dist/web), or the package's dist from source. */
@@ -126,9 +149,16 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
 
   const evidence = await openEvidenceStore(config.database_url ?? join(config.data_dir, 'soclab.sqlite'));
   const store = await ApiStore.open(evidence);
+  // Runs a previous process left half-written keep their events and get a terminal run.interrupted event, which
+  // names the human decision a run was waiting for (the request is kept in the approvals table too).
+  const waiting = waitingByRun(await store.pendingApprovals());
   await store.interruptPendingApprovals(new Date().toISOString());
-  // Runs a previous process left half-written keep their events and get a terminal run.interrupted event.
-  const sealed = await sealInterruptedRuns(evidence, 'the server stopped while the run was in progress');
+  const sealed = await sealInterruptedRuns(
+    evidence,
+    'the server stopped while the run was in progress',
+    undefined,
+    (runId) => waiting.get(runId),
+  );
   if (sealed.length > 0) notice(`soclab serve: ${sealed.length} interrupted run(s) closed as run.interrupted`);
   const corpus = options.corpus ?? loadCorpus();
   // Compile the policy set now (cached by folder digest) rather than inside the first campaign, where its
@@ -425,10 +455,23 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     async close() {
       if (closed) return;
       closed = true;
+      const waitingAtStop = waitingByRun(
+        inbox.pending().map((e) => ({
+          approval_id: e.approval_id,
+          proposal_id: e.proposal.proposal_id,
+          tool_name: e.proposal.tool_name,
+          arguments: redact({ ...e.proposal.arguments }, DEFAULT_CANARY_PATTERNS),
+          reason_codes: [...e.reason_codes],
+          requested_at: e.requested_at,
+          run_id: e.run_id,
+        })),
+      );
       await campaigns.close();
       await app.close();
       await approvalWrites;
-      await sealInterruptedRuns(evidence, 'the server was stopped while the run was in progress');
+      await sealInterruptedRuns(evidence, 'the server was stopped while the run was in progress', undefined, (runId) =>
+        waitingAtStop.get(runId),
+      );
       await evidence.close();
     },
   };

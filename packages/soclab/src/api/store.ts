@@ -326,6 +326,18 @@ export class ApiStore {
     return rows.map(toApproval);
   }
 
+  /** Requests still waiting for a decision, oldest first. */
+  async pendingApprovals(): Promise<ApprovalRow[]> {
+    const rows = await this.db
+      .selectFrom('api_approvals')
+      .selectAll()
+      .where('outcome', '=', 'pending')
+      .orderBy('requested_at', 'asc')
+      .orderBy('approval_id', 'asc')
+      .execute();
+    return rows.map(toApproval);
+  }
+
   /** Requests left pending by a previous server process: their runs are gone. */
   async interruptPendingApprovals(at: string): Promise<number> {
     const r = await this.db

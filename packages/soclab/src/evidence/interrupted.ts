@@ -40,6 +40,8 @@ export async function sealInterruptedRuns(
   store: SqlEvidenceStore,
   reason: string,
   only?: ReadonlySet<string>,
+  /** More facts for a run's terminal event (what it was waiting for when it stopped). */
+  details?: (runId: string) => Readonly<Record<string, unknown>> | undefined,
 ): Promise<{ run_id: string; events_kept: number }[]> {
   const sealed: { run_id: string; events_kept: number }[] = [];
   for (const runId of await openRuns(store)) {
@@ -53,6 +55,7 @@ export async function sealInterruptedRuns(
         events_kept: rows.length,
         last_event_type: last?.event_type ?? null,
         last_recorded_at: last?.recorded_at ?? null,
+        ...(details?.(runId) ?? {}),
       },
     });
     sealed.push({ run_id: runId, events_kept: rows.length });

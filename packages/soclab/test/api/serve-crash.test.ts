@@ -68,6 +68,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('soclab serve stopped by %s mid-c
     let waitingRun: string;
     let before: Json[];
     let campaignId: string;
+    let approval: Json;
     try {
       const created = await call(s.base, 'POST', '/api/v1/campaigns', {
         as: 'operator',
@@ -80,6 +81,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('soclab serve stopped by %s mid-c
         return r.body.length > 0 ? r.body[0] : undefined;
       }, 'the pending approval');
       waitingRun = pending.run_id;
+      approval = pending;
       // While the run waits, what it did so far is already on its chain (not only run.started). The turn that
       // asked may still be on its way to the database when the request shows: wait until the chain stays put.
       let seen = -1;
@@ -110,6 +112,17 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('soclab serve stopped by %s mid-c
         events_kept: before.length,
         last_event_type: before[before.length - 1].event_type,
       });
+      // What the run was waiting for is on its chain: the exact request left pending.
+      expect(last.payload.waiting_for_approval).toEqual([
+        {
+          approval_id: approval.approval_id,
+          proposal_id: approval.proposal_id,
+          tool_name: 'revoke_sessions',
+          arguments: approval.arguments,
+          reason_codes: approval.reason_codes,
+          requested_at: approval.requested_at,
+        },
+      ]);
       const runs = await runsOf(s.base);
       expect(runs.find((r) => r.run_id === waitingRun)).toMatchObject({
         ending: 'interrupted',
