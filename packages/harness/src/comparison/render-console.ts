@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import pc from 'picocolors';
+import { signedLike } from '../core/durations.js';
 import { EPSILON, formatNumber, formatP } from './gate.js';
 import type { ExperimentComparison, MeasureVerdict } from './models.js';
 
@@ -66,7 +67,7 @@ export function comparisonConsole(c: ExperimentComparison, options: ComparisonCo
         d.name,
         d.v1_formatted,
         d.v2_formatted,
-        signed(d.delta),
+        Math.abs(d.delta) < EPSILON ? '0' : signedLike(d.v2_formatted, d.delta, formatNumber),
         d.pct_delta === null ? '—' : `${signed(Number(d.pct_delta.toFixed(1)))}%`,
         d.is_regression ? paint.red('▼ worse') : d.is_improvement ? paint.green('▲ better') : '',
       ]);

@@ -1,5 +1,6 @@
+import { signedLike } from '../core/durations.js';
 import { markdownCell } from '../reporters/support/text.js';
-import { formatNumber, formatP } from './gate.js';
+import { EPSILON, formatNumber, formatP } from './gate.js';
 import type { CaseFlip, ExperimentComparison, MeasureVerdict, PairedMeasure } from './models.js';
 
 export interface ComparisonMarkdownOptions {
@@ -85,7 +86,8 @@ export function comparisonMarkdown(c: ExperimentComparison, options: ComparisonM
       const mark = d.is_regression ? '▼ worse' : d.is_improvement ? '▲ better' : '';
       out.push(
         `| ${markdownCell(d.name, 60)} | ${markdownCell(d.v1_formatted, 40)} | ${markdownCell(d.v2_formatted, 40)} | ` +
-          `${signed(d.delta)} | ${d.pct_delta === null ? '—' : `${signed(d.pct_delta, 1)}%`} | ${mark} |`,
+          `${Math.abs(d.delta) < EPSILON ? '0' : markdownCell(signedLike(d.v2_formatted, d.delta, formatNumber), 40)} | ` +
+          `${d.pct_delta === null ? '—' : `${signed(d.pct_delta, 1)}%`} | ${mark} |`,
       );
     }
     out.push('');

@@ -38,3 +38,31 @@ export function reportedLatencyIfDifferent(callTime: number, latency: number | n
   if (latency === null || latency === undefined || !Number.isFinite(latency)) return null;
   return formatSeconds(latency) === formatSeconds(callTime) ? null : latency;
 }
+
+/** The unit a metric's formatted value is written in: a share (`80.0%`), seconds (`0.32s`, `340 ms`), USD, or none. */
+export function unitOf(formatted: string): 'percent' | 'seconds' | 'usd' | 'plain' {
+  if (/%$/.test(formatted)) return 'percent';
+  if (/\d\s?m?s$/.test(formatted)) return 'seconds';
+  if (/^\$/.test(formatted)) return 'usd';
+  return 'plain';
+}
+
+/**
+ * A number (an interval bound) in the same unit as a metric's formatted value, so a plugin's `0.32s` metric
+ * shows `[300 ms, 340 ms]`, not bare fractions. `plain` formats unitless numbers.
+ */
+export function formatLike(formatted: string, n: number, plain: (x: number) => string): string {
+  const unit = unitOf(formatted);
+  if (unit === 'percent') return `${(n * 100).toFixed(1)}%`;
+  if (unit === 'seconds') return formatSeconds(n);
+  if (unit === 'usd') return `$${Number(n.toPrecision(3))}`;
+  return plain(n);
+}
+
+/** A change in a metric's unit, signed: `-230 ms`, `+5.0 pt` (points of a share), `+$0.0012`. */
+export function signedLike(formatted: string, delta: number, plain: (x: number) => string): string {
+  const sign = delta > 0 ? '+' : delta < 0 ? '-' : '';
+  const abs = Math.abs(delta);
+  if (unitOf(formatted) === 'percent') return `${sign}${(abs * 100).toFixed(1)} pt`;
+  return `${sign}${formatLike(formatted, abs, plain)}`;
+}

@@ -1,6 +1,6 @@
 import { createColors } from 'picocolors';
 import { z } from 'zod';
-import { formatSeconds, TIME_LABELS } from '../core/durations.js';
+import { formatLike, formatSeconds, TIME_LABELS } from '../core/durations.js';
 import type { Experiment } from '../core/experiment.js';
 import type { TestCaseResult } from '../core/result.js';
 import { defineReporter, type ExperimentView } from './base.js';
@@ -168,12 +168,9 @@ export async function renderConsole(
   return `${lines.join('\n')}\n`;
 }
 
-/** Format an interval bound in the same unit as the metric's formatted value (percent, seconds, plain). */
+/** Format an interval bound in the same unit as the metric's formatted value (one rule: core/durations.ts). */
 function fmtLike(formatted: string, n: number): string {
-  if (/%$/.test(formatted)) return `${(n * 100).toFixed(1)}%`;
-  if (/\dms$/.test(formatted) || /\ds$/.test(formatted)) return fmtSeconds(n);
-  if (/^\$/.test(formatted)) return `$${n.toPrecision(3)}`;
-  return fmtNumber(n);
+  return formatLike(formatted, n, fmtNumber);
 }
 
 function fmtNumber(n: number): string {

@@ -95,7 +95,7 @@ describe('defect 1: a plugin metric keeps its declared direction through run, st
       is_regression: false,
     });
     const text = harness(['compare', 'runs/a', 'runs/b'], d);
-    expect(text.stdout).toMatch(/median_latency.*0\.32s.*0\.09s.*better/);
+    expect(text.stdout).toMatch(/median_latency.*0\.32s.*0\.09s.*-230 ms.*better/);
     expect(text.stdout).not.toMatch(/median_latency.*worse/);
 
     // The viewer reads the same index: its run and compare APIs carry the direction and the formatted values.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatSeconds, TIME_LABELS, wallSeconds } from '../../../src/core/durations.js';
+import { formatLike, formatSeconds, signedLike, TIME_LABELS, wallSeconds } from '../../../src/core/durations.js';
 import { consoleReporter } from '../../../src/reporters/console.js';
 import { htmlReporter } from '../../../src/reporters/html.js';
 import { secs } from '../../../web/src/format.js';
@@ -16,6 +16,17 @@ describe('durations', () => {
     expect(formatSeconds(null)).toBe('–');
     // The viewer uses the very same function.
     for (const v of [0.066, 0.34, 17, 137, 179.7]) expect(secs(v)).toBe(formatSeconds(v));
+  });
+
+  it("intervals and deltas are written in the metric's own unit", () => {
+    const plain = (x: number) => x.toFixed(2);
+    expect(formatLike('0.32s', 0.3, plain)).toBe('300 ms');
+    expect(formatLike('80.0%', 0.8, plain)).toBe('80.0%');
+    expect(formatLike('$0.0007', 0.00069, plain)).toBe('$0.00069');
+    expect(formatLike('12 tokens/pass', 3, plain)).toBe('3.00');
+    expect(signedLike('0.09s', 0.09 - 0.32, plain)).toBe('-230 ms');
+    expect(signedLike('60.0%', -0.2, plain)).toBe('-20.0 pt');
+    expect(signedLike('$0.0012', 0.0005, plain)).toBe('+$0.0005');
   });
 
   it('wall time comes from the run stamps, not from summing concurrent call times', () => {

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { signedLike } from '../../../src/core/durations.js';
 import { type CaseDelta, type ComparePayload, getCompare, getCompareCases, getRuns, type RunSummary } from '../api';
 import { VirtualGrid } from '../components/VirtualGrid';
 import { num, pct, pValue, signed, when } from '../format';
@@ -180,7 +181,7 @@ export function ComparePage({
                   <td>{d.name}</td>
                   <td className="num">{d.v1_formatted}</td>
                   <td className="num">{d.v2_formatted}</td>
-                  <td className="num">{signed(d.delta)}</td>
+                  <td className="num">{signedLike(d.v2_formatted, d.delta, (x) => num(x))}</td>
                   <td className="num">{d.pct_delta === null ? '–' : `${signed(d.pct_delta, 1)}%`}</td>
                   <td>
                     {d.is_regression ? (

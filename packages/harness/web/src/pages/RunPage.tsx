@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { TIME_LABELS, wallSeconds } from '../../../src/core/durations.js';
+import { formatLike, TIME_LABELS, wallSeconds } from '../../../src/core/durations.js';
 import { type CaseSummary, getCases, getRun, type RunDetail } from '../api';
 import { PassBar, StateBadge, StatusBadge } from '../components/Badges';
 import { VirtualGrid } from '../components/VirtualGrid';
@@ -114,7 +114,7 @@ export function RunPage({ id, query }: { id: string; query: URLSearchParams }) {
             <div className="muted">
               {m.direction.replaceAll('_', ' ')}
               {m.lower !== null && m.upper !== null
-                ? ` · ${Math.round((m.level ?? 0.95) * 100)}% CI [${num(m.lower)}, ${num(m.upper)}]`
+                ? ` · ${Math.round((m.level ?? 0.95) * 100)}% CI [${formatLike(m.formatted_value, m.lower, (x) => num(x))}, ${formatLike(m.formatted_value, m.upper, (x) => num(x))}]`
                 : ''}
               {m.sample_size !== null ? ` · n=${m.sample_size}` : ''}
             </div>
