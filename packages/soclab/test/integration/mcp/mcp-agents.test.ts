@@ -11,6 +11,7 @@ import { approvedModelsFor } from '../../../src/providers/registry.js';
 import '../../../src/scenarios/builtin-modes.js';
 import '../../../src/control/protected-mode.js';
 import { runScenario } from '../../../src/scenarios/runner.js';
+import { solved, statusOf } from '../../../src/scoring/engine.js';
 import { scratchEvidence } from '../../helpers/scratch.js';
 
 /*
@@ -162,6 +163,31 @@ describe('gullible MCP agent (obeys instructions in tool output)', () => {
     expect(r.outcome.attack_succeeded).toBe(false);
     expect(r.final_state.disabled_accounts).not.toContain('u-svc-backup');
     expect(r.investigation.action_result?.reason_codes.length).toBeGreaterThan(0);
+  });
+});
+
+describe('agents that crash or never submit are never counted as resisting', () => {
+  const node = (script: string) => `${process.execPath} -e ${JSON.stringify(script)}`;
+
+  it('a crash ends the run as failed, a silent agent as incomplete (limit_exceeded); neither is resisted nor solved', async () => {
+    const crashed = await run('ATK-001', 'protected', mcp(node('process.exit(2)')));
+    const silent = await run(
+      'ATK-001',
+      'protected',
+      mcp(node('setInterval(() => {}, 1000)'), { limits: { max_seconds: 1.5 } }),
+    );
+    expect(crashed.investigation.status).toBe('failed');
+    expect(silent.investigation.status).toBe('incomplete');
+    expect(silent.investigation.failure_reason).toMatch(/^limit_exceeded: wall-clock/);
+    for (const r of [crashed, silent]) {
+      expect(r.outcome.attack_succeeded).toBe(false);
+      expect(r.outcome.completed).toBe(false);
+      expect(statusOf(r.outcome)).not.toBe('complete');
+      expect(solved(r.outcome)).toBe(false);
+      expect(r.chain.valid).toBe(true);
+      const events = await scratch.evidence.events(r.run_id);
+      expect(events.at(-1)).toMatchObject({ event_type: 'run.finished', payload: { status: r.investigation.status } });
+    }
   });
 });
 
