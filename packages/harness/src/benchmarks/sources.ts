@@ -189,13 +189,31 @@ async function* readCsv(file: string, display: string, hash?: Hash): AsyncGenera
       yield toCase(rec);
     }
   };
-  // Fed line by line (strict UTF-8 per line); a quoted field may span lines, the parser keeps its state.
+  // Fed line by line (strict UTF-8 per line); a quoted field may span lines, the parser keeps its state. A record
+  // still open after the size limit (an unterminated quote, say) is an issue, not a buffer that grows with the file.
+  let pending = 0;
+  let pendingFrom = 1;
   for await (const read of lines(file, display, hash)) {
     if ('message' in read) {
       yield read;
       return;
     }
-    yield* handle(parser.feed(read.newline ? `${read.text}\n` : read.text));
+    const text = read.newline ? `${read.text}\n` : read.text;
+    if (pending === 0) pendingFrom = read.line;
+    pending += text.length;
+    const records = parser.feed(text);
+    if (records.length > 0) pending = 0;
+    else if (pending > SOURCE_LIMITS.maxBytes) {
+      yield {
+        file: display,
+        line: pendingFrom,
+        col: 1,
+        path: '',
+        message: `CSV record longer than ${formatBytes(SOURCE_LIMITS.maxBytes)} (an unterminated quote?)`,
+      };
+      return;
+    }
+    yield* handle(records);
   }
   yield* handle(parser.end());
 }

@@ -95,6 +95,15 @@ describe('suite limits (aliases, depth, size)', () => {
     expect((await problems(blockDir))[0]).toMatch(new RegExp(`^suite.yaml:\\d+:\\d+: ${depthMessage}`));
   });
 
+  it('refuses a CSV record that stays open past the size limit (unterminated quote), naming where it starts', async () => {
+    const line = `${'x'.repeat(16 * 1024)}\n`;
+    const d = dir({
+      'suite.yaml': `${HEAD}tests: file://cases.csv\n`,
+      'cases.csv': `id,input\na,fine\nb,"never closed\n${line.repeat(Math.ceil(SOURCE_LIMITS.maxBytes / line.length) + 1)}`,
+    });
+    expect(await problems(d)).toEqual(['cases.csv:3:1: CSV record longer than 16.0 MiB (an unterminated quote?)']);
+  });
+
   it('refuses a suite file over the size limit before reading it', async () => {
     const big = Buffer.alloc(SOURCE_LIMITS.maxBytes + 1, 0x20);
     const d = dir({ 'suite.yaml': big });
