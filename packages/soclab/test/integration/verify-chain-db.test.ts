@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sealInterruptedRuns } from '../../src/evidence/interrupted.js';
 import { openEvidenceStore } from '../../src/evidence/store.js';
 import { soclabIsolated } from '../helpers/cli.js';
 
@@ -61,6 +62,31 @@ describe('soclab verify-chain --db', () => {
     await filled.close();
     const ok = await soclabIsolated(['verify-chain', '--db', file, '--json']);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.stdout)).toMatchObject({ valid: true, runs: [{ run_id: 'run-a', valid: true, length: 2 }] });
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      valid: true,
+      runs: [{ run_id: 'run-a', valid: true, length: 2, ending: 'finished' }],
+    });
+  });
+
+  it('shows how each chain ends: an interrupted run is valid but not finished, an open one says open', async () => {
+    const file = join(dir, 'interrupted.sqlite');
+    const store = await openEvidenceStore(file);
+    await store.append('run-cut', { event_type: 'run.started', payload: { scenario_id: 'BEN-001' } });
+    await store.append('run-open', { event_type: 'run.started', payload: { scenario_id: 'BEN-002' } });
+    await sealInterruptedRuns(store, 'the server stopped', new Set(['run-cut']));
+    await store.close();
+    const r = await soclabIsolated(['verify-chain', '--db', file, '--json']);
+    expect(r.code).toBe(0);
+    const runs = JSON.parse(r.stdout).runs.map((x: { run_id: string; ending: string; length: number }) => [
+      x.run_id,
+      x.ending,
+      x.length,
+    ]);
+    expect(runs.sort()).toEqual([
+      ['run-cut', 'interrupted', 2],
+      ['run-open', 'open', 1],
+    ]);
+    const human = await soclabIsolated(['verify-chain', '--db', file]);
+    expect(human.stdout).toMatch(/run-cut.*interrupted/);
   });
 });

@@ -23,20 +23,27 @@ export function register(program: Command): void {
         if (runId && (await store.rows(runId)).length === 0) {
           throw new CliError(`no events for run ${runId} in ${store.location}`, EXIT.usage);
         }
+        const { runEnding } = await import('../../evidence/interrupted.js');
+        const { verifyRows } = await import('../../evidence/hash-chain.js');
         const results = [];
-        for (const id of ids) results.push(await store.verify(id));
+        for (const id of ids) {
+          const rows = await store.rows(id);
+          // A valid chain that ends in run.interrupted (or not at all) is complete as far as it goes: say so.
+          results.push({ ...verifyRows(id, rows), ending: runEnding(rows.map((r) => r.event_type)) });
+        }
         const invalid = results.filter((r) => !r.valid);
         if (opts.json) {
           printJson({ store: store.location, runs: results, valid: invalid.length === 0 });
         } else {
           if (results.length === 0) process.stdout.write(`no runs in ${store.location}\n`);
           else {
-            const t = table(['run', 'events', 'chain', 'first invalid', 'reason', 'root hash']);
+            const t = table(['run', 'events', 'chain', 'ending', 'first invalid', 'reason', 'root hash']);
             for (const r of results) {
               t.push([
                 r.run_id,
                 String(r.length),
                 r.valid ? c.green('valid') : c.red('INVALID'),
+                r.ending === 'finished' ? r.ending : c.yellow(r.ending),
                 r.first_invalid_sequence === null ? '-' : String(r.first_invalid_sequence),
                 r.reason ?? '-',
                 r.root_hash ?? '-',
