@@ -365,7 +365,9 @@ export function startOpenAIStandIn(options: OpenAIStandInOptions = {}): Promise<
       if (!call.query.get('api-version')) {
         return { status: 404, json: { error: { code: '404', message: 'Resource not found' } } };
       }
-      requested = (options.deployments ?? {})[decodeURIComponent(m[1]!)];
+      const deployment = decodeURIComponent(m[1]!);
+      const deployments = options.deployments ?? {};
+      requested = Object.hasOwn(deployments, deployment) ? deployments[deployment] : undefined;
     } else if (call.method !== 'POST' || call.path !== '/v1/chat/completions') {
       return openAIError(404, { message: `Invalid URL (${call.method} ${call.path})` });
     }
