@@ -219,7 +219,7 @@ export class McpRunSession {
             ? `argument size limit of ${this.limits.max_argument_bytes} bytes (got ${argBytes})`
             : null;
     if (limit !== null) {
-      this.turn(tool, null, 'limit_exceeded', { limit }, started);
+      this.turn(tool.slice(0, 100), null, 'limit_exceeded', { limit }, started);
       this.end('incomplete', `limit_exceeded: ${limit}`);
       return refusal('limit_exceeded', `${limit}; the run has ended`);
     }
