@@ -15,6 +15,8 @@ export interface RunContext {
   attempt: number;
   /** Template variables: the case's vars merged over the suite's. */
   vars: Readonly<Record<string, unknown>>;
+  /** W3C trace context of this agent call when tracing is on; network adapters send it as `traceparent`. */
+  traceparent?: string;
 }
 
 /**

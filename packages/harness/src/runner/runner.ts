@@ -20,6 +20,7 @@ import type { PluginContext } from '../plugins/registry.js';
 import type { ExperimentHeader, ExperimentView } from '../reporters/base.js';
 import { looksSecret, REDACTED, SecretScrubber } from '../secrets/scrubber.js';
 import { acquireRunLock, type RunLock } from '../store/run-lock.js';
+import type { CaseTrace, RunTrace, RunTracer } from '../telemetry/types.js';
 import { captureEnvironment } from './environment.js';
 import {
   indexJournal,
@@ -76,6 +77,8 @@ export interface RunHooks {
   /** Planned runs, for progress only. */
   total?: number;
   onResult?: (result: TestCaseResult, progress: RunProgress) => void;
+  /** The run's span when tracing is on: each case x repeat becomes a child span. */
+  trace?: RunTrace;
 }
 
 export interface RunOutcome {
@@ -161,8 +164,14 @@ export class AgentRunner {
    * Run one case x repeat. Returns null when `signal` (the run's cancellation) aborts before it finishes:
    * such a case is not recorded, so a resumed run does it again.
    */
-  async evaluateCase(testCase: TestCase, repeat = 0, signal?: AbortSignal): Promise<TestCaseResult | null> {
+  async evaluateCase(
+    testCase: TestCase,
+    repeat = 0,
+    signal?: AbortSignal,
+    trace?: RunTrace,
+  ): Promise<TestCaseResult | null> {
     const started = new Date();
+    const caseTrace = trace?.startCase(testCase, repeat);
     const timeoutS = testCase.timeout ?? this.timeout;
     const vars = { ...this.#vars, ...testCase.vars };
     let output: AgentOutput;
@@ -171,18 +180,20 @@ export class AgentRunner {
     for (;;) {
       attempt++;
       const t0 = performance.now();
-      const outcome = await this.#callAgent(testCase, repeat, attempt, vars, timeoutS, signal);
+      const call = caseTrace?.agentCall(attempt);
+      const outcome = await this.#callAgent(testCase, repeat, attempt, vars, timeoutS, signal, call?.traceparent);
       duration = (performance.now() - t0) / 1000;
       if (outcome === 'cancelled') return null;
       output = outcome;
       if (output.latency === null) output.latency = duration;
+      call?.end(output);
       const retryable = output.transient === true && output.error !== null && attempt < this.retry.maxAttempts;
       if (!retryable || !this.#budget.take()) break;
       await sleep(backoffDelay(this.retry, attempt, output.retry_after), signal);
       if (signal?.aborted) return null;
     }
 
-    const evaluations = await this.#evaluate(testCase, output, signal);
+    const evaluations = await this.#evaluate(testCase, output, signal, caseTrace);
     if (signal?.aborted) return null;
     const agentFailed = output.error !== null;
     const evaluatorFailed = evaluations.some((e) => e.error);
@@ -206,6 +217,11 @@ export class AgentRunner {
       metadata: evaluations.length === 0 ? { note: NO_EVALUATOR_NOTE } : {},
     };
     if (testCase.expected === undefined) delete result.expected;
+    if (caseTrace) {
+      // Links the stored result to its span in the tracing back-end.
+      result.metadata.otel = caseTrace.ids;
+      caseTrace.end(result);
+    }
     return result;
   }
 
@@ -216,6 +232,7 @@ export class AgentRunner {
     vars: Record<string, unknown>,
     timeoutS: number | null,
     runSignal?: AbortSignal,
+    traceparent?: string,
   ): Promise<AgentOutput | 'cancelled'> {
     if (runSignal?.aborted) return 'cancelled';
     const ctrl = new AbortController();
@@ -225,7 +242,14 @@ export class AgentRunner {
       timeoutS && timeoutS > 0
         ? setTimeout(() => ctrl.abort(new CaseAborted('timeout')), Math.ceil(timeoutS * 1000))
         : undefined;
-    const ctx: RunContext = { signal: ctrl.signal, testCase, repeat, attempt, vars };
+    const ctx: RunContext = {
+      signal: ctrl.signal,
+      testCase,
+      repeat,
+      attempt,
+      vars,
+      ...(traceparent ? { traceparent } : {}),
+    };
     try {
       return await new Promise<AgentOutput | 'cancelled'>((settle) => {
         let settled = false;
@@ -269,7 +293,12 @@ export class AgentRunner {
     }
   }
 
-  async #evaluate(testCase: TestCase, output: AgentOutput, signal?: AbortSignal): Promise<EvaluationResult[]> {
+  async #evaluate(
+    testCase: TestCase,
+    output: AgentOutput,
+    signal?: AbortSignal,
+    caseTrace?: CaseTrace,
+  ): Promise<EvaluationResult[]> {
     let evaluators: (Evaluator | EvaluationResult)[] =
       testCase.evaluators.length > 0 ? testCase.evaluators.map((c) => this.#caseEvaluator(c)) : this.#defaults;
     // The seed's rule for a suite with no evaluators at all: a case with an expected value is judged by
@@ -283,11 +312,13 @@ export class AgentRunner {
         results.push(ev);
         continue;
       }
+      const span = caseTrace?.evaluator(ev.name);
       try {
         results.push(await ev.evaluate(testCase, output, { signal }));
       } catch (err) {
         results.push(evaluatorError(ev.name, err));
       }
+      span?.end(results[results.length - 1] as EvaluationResult);
     }
     return results;
   }
@@ -334,7 +365,7 @@ export class AgentRunner {
    * slimmed copies are kept for metrics and returned in case-then-repeat order whatever the completion order.
    */
   async run(cases: Iterable<TestCase> | AsyncIterable<TestCase>, hooks: RunHooks = {}): Promise<RunOutcome> {
-    const { signal, skip, filter, journal, onResult } = hooks;
+    const { signal, skip, filter, journal, onResult, trace } = hooks;
     // Every in-flight case listens on the run's signal; lift Node's default cap of 10 listeners.
     if (signal) setMaxListeners(0, signal);
     const progress: RunProgress = { done: 0, total: hooks.total ?? 0, passed: 0, failed: 0, errors: 0 };
@@ -360,7 +391,7 @@ export class AgentRunner {
       work(),
       this.concurrency,
       async ({ testCase, index, repeat }) => {
-        const result = await this.evaluateCase(testCase, repeat, signal);
+        const result = await this.evaluateCase(testCase, repeat, signal, trace);
         if (!result) return;
         if (journal) locations.push(journal.result(result, index));
         kept.push({ index, result: this.#slim(result) });
@@ -514,6 +545,8 @@ export interface RunExperimentOptions {
   metadata?: Record<string, unknown>;
   onStart?(info: { runDir: string; total: number; resumed: number }): void;
   onResult?(result: TestCaseResult, progress: RunProgress): void;
+  /** OpenTelemetry tracing (lazily created by the CLI when asked for); the caller shuts it down. */
+  tracer?: RunTracer;
 }
 
 /** What a replacement for the local runner receives (`RunExperimentOptions.execute`). */
@@ -683,6 +716,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
   let header: ExperimentHeader;
   let resumedIndex: JournalIndex | null = null;
   let lock: RunLock;
+  let runTrace: RunTrace | undefined;
   const byFilter = caseFilter(options.filter);
   const extra = options.caseFilter;
   const filter = byFilter && extra ? (tc: TestCase) => byFilter(tc) && extra(tc) : (byFilter ?? extra);
@@ -705,6 +739,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
       throw new Error(`cannot resume: ${journalPath} has no header line`);
     }
     header = { ...index.header, state: 'running', finished_at: null };
+    runTrace = options.tracer?.startRun(header);
     resumedIndex = index;
     journal = JournalWriter.append(journalPath, scrub);
     journal.write({ type: 'resume', at: new Date().toISOString() });
@@ -751,6 +786,9 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
         ...(suite.description ? { description: suite.description } : {}),
       },
     };
+    runTrace = options.tracer?.startRun(header);
+    // The run's trace id in the journal header (and so experiment.json): the run links to its trace.
+    if (runTrace) header.metadata = { ...header.metadata, otel: runTrace.ids };
     try {
       journal = JournalWriter.create(join(runDir, JOURNAL_FILE), scrub);
     } catch (err) {
@@ -772,7 +810,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
         ? plannedFresh
         : await countPlanned(suite, runner.repeat, filter, skip);
     options.onStart?.({ runDir, total, resumed: skip.size });
-    const hooks = { signal: options.signal, skip, filter, journal, total, onResult: options.onResult };
+    const hooks = { signal: options.signal, skip, filter, journal, total, onResult: options.onResult, trace: runTrace };
     outcome = options.execute
       ? await options.execute({ runner, suite, header, runDir, resumed: resumedIndex !== null, hooks, slim })
       : await runner.run(suite.cases(), hooks);
@@ -785,6 +823,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
       thresholds: null,
     });
     journal.close();
+    runTrace?.end('failed', {});
     lock.release();
     await closeAgent();
     throw err;
@@ -818,6 +857,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
   const end = { state, finished_at: new Date().toISOString(), metrics, thresholds };
   journal.end(end);
   journal.close();
+  runTrace?.end(state, metrics);
   all.length = 0; // metrics are computed; let the slim copies go before reports are written
 
   // 5. experiment.json, streamed from the journal (using the locations recorded while writing it).

@@ -230,6 +230,8 @@ export class HttpAgent implements Agent {
       }
     }
     headers.accept ??= 'application/json, text/event-stream, application/x-ndjson;q=0.9, */*;q=0.8';
+    // An instrumented agent joins the run's trace (W3C Trace Context); set only when tracing is on.
+    if (context.traceparent) headers.traceparent = context.traceparent;
     if (this.#auth) {
       const query = new URLSearchParams(target.search);
       await this.#auth.apply(headers, query, context.signal);

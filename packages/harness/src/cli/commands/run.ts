@@ -22,6 +22,7 @@ export interface RunFlags {
   replay?: string;
   store?: string;
   index?: boolean;
+  otel?: boolean;
   shard?: string;
   queue?: string;
 }
@@ -48,6 +49,8 @@ export interface RunRequest {
   /** Run index to add the finished run to (`--store`); `index: false` skips it. */
   store?: string;
   index?: boolean;
+  /** `--otel`: export OpenTelemetry traces even without OTEL_EXPORTER_OTLP_ENDPOINT (default localhost:4318). */
+  otel?: boolean;
   /** `--shard i/n`: run only the cases of shard i (1-based) of n. */
   shard?: { index: number; count: number };
   /** `--queue redis://...`: run the cases on `harness worker` processes through this Redis. */
@@ -97,6 +100,10 @@ export function addRunOptions(cmd: Command) {
       'run index to add the run to: postgres://... or a SQLite file (default: HARNESS_STORE_URL, else <runs-dir>/index.sqlite)',
     )
     .option('--no-index', 'do not add the run to the run index')
+    .option(
+      '--otel',
+      'export OpenTelemetry traces over OTLP/HTTP (on by default when OTEL_EXPORTER_OTLP_ENDPOINT is set; see docs/observability.md)',
+    )
     .option('--shard <i/n>', 'run only shard i of n (cases split by a hash of their id); combine with harness merge')
     .option('--queue <redis-url>', 'run the cases on harness worker processes through Redis (BullMQ)');
 }
@@ -135,6 +142,7 @@ export function buildRunRequest(suitePath: string, flags: RunFlags): RunRequest 
     replay: flags.replay,
     store: flags.store,
     index: flags.index,
+    otel: flags.otel,
     shard: flags.shard ? parseShardFlag(flags.shard) : undefined,
     queue: flags.queue,
   };
@@ -234,6 +242,10 @@ export async function executeRun(
   }
   const { attachJudgeSession } = await import('../../evaluators/support/judge-run.js');
   attachJudgeSession(options, suite, request);
+  // OpenTelemetry: the SDK is imported only when tracing is asked for, so a plain run never loads it.
+  const { telemetryRequested, loadRunTracer } = await import('../../telemetry/index.js');
+  const tracer = telemetryRequested(request.otel) ? await loadRunTracer({ scrubber: suite.redactor }) : null;
+  if (tracer) options.tracer = tracer;
   await hooks.configure?.(options, suite);
   let result: RunExperimentResult;
   try {
@@ -241,6 +253,9 @@ export async function executeRun(
   } finally {
     progress.stop();
     stopSigint();
+    await tracer?.shutdown().catch((err: unknown) => {
+      process.stderr.write(`warning: could not export traces: ${suite.redactor.text(String(err))}\n`);
+    });
   }
 
   await writeReports(result.view, reporters, result.runDir, (t) => suite.redactor.text(t));
