@@ -1,6 +1,6 @@
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
-import { requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
 import { createOpenAICompatibleProvider } from './openai-compatible.js';
 
 export const XAI_BASE_URL = 'https://api.x.ai/v1';
@@ -28,6 +28,7 @@ export const xaiEntry: ProviderEntry = {
   adapter: 'createXaiProvider (AI SDK @ai-sdk/openai-compatible, base https://api.x.ai/v1)',
   adapterVersion: '1.0.0',
   envVars: ['XAI_API_KEY'],
+  optionalEnvVars: ['XAI_BASE_URL'],
   capabilities: {
     tool_calling: true,
     structured_output: true,
@@ -36,11 +37,12 @@ export const xaiEntry: ProviderEntry = {
     multimodal_input: false,
   },
   defaultModel: 'grok-4',
-  validationLevel: 'contract-tested',
-  validation: 'contract-tested against recorded fixtures via the OpenAI-compatible adapter',
+  validationLevel: 'end-to-end',
+  validation:
+    'end-to-end against a wire-level OpenAI Chat Completions stand-in (campaigns in both modes, in CI) and contract-tested against recorded fixtures via the OpenAI-compatible adapter; not live-validated',
   description: 'xAI Grok',
   create(env, model, opts) {
     const [apiKey] = requireEnv('xai', env, ['XAI_API_KEY']);
-    return createXaiProvider({ apiKey, model, ...opts });
+    return createXaiProvider({ apiKey, model, baseURL: envValue(env, 'XAI_BASE_URL'), ...opts });
   },
 };

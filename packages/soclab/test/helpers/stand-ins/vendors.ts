@@ -60,6 +60,14 @@ export const VENDORS: readonly VendorSetup[] = [
     request: { deployment: 'soc-prod-mini' },
   },
   {
+    provider: 'xai',
+    model: 'grok-4',
+    returned: 'grok-4',
+    key: 'xai-standin-0f1e2d3c4b5a69788',
+    start: (o) => startOpenAIStandIn({ ...o, flavour: 'compatible' }),
+    env: (url, key) => ({ XAI_API_KEY: key ?? '', XAI_BASE_URL: `${url}/v1` }),
+  },
+  {
     provider: 'ollama',
     model: 'llama3.2:3b',
     returned: 'llama3.2:3b',
