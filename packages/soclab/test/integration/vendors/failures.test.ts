@@ -236,6 +236,24 @@ describe('model identity', () => {
       );
       expect(outcomes(missing)).toEqual({ 'BEN-001': 'errored/held' });
       expect(missing.records[0]!.outcome.error).toContain('The API deployment for this resource does not exist');
+      // A hostile deployment name stays one encoded path segment: it cannot reach another route.
+      const before = server.requests.length;
+      const hostile = await standInCampaign(
+        scratch,
+        'azure-hostile-deployment',
+        {
+          mode: 'baseline',
+          provider: 'azure_openai',
+          model: 'gpt-4o-mini',
+          deployment: '../../admin?x=1',
+          scenarios: ['BEN-001'],
+        },
+        env,
+      );
+      expect(outcomes(hostile)).toEqual({ 'BEN-001': 'errored/held' });
+      expect(server.requests.slice(before).map((q) => q.path)).toEqual([
+        '/openai/deployments/..%2F..%2Fadmin%3Fx%3D1/chat/completions',
+      ]);
     } finally {
       await server.close();
     }
