@@ -22,6 +22,10 @@ export interface ScaleRequest {
   agentSpec?: { adapter: string; options?: Record<string, unknown> };
   timeout?: number;
   concurrency?: number;
+  /** `--queue-stall-after`: seconds without a result, jobs queued and no worker, before the coordinator says so. */
+  queueStallAfter?: number;
+  /** `--queue-outage-budget`: seconds Redis may stay unreachable mid-run before the run stops (partial). */
+  queueOutageBudget?: number;
 }
 
 /** Suite files up to this size travel in the run record for workers without a checkout. */
@@ -80,7 +84,7 @@ export async function configureScale(
         'note: with --queue, concurrency is set on each worker (harness worker --concurrency N); --concurrency is ignored here',
       );
     }
-    const { checkRedisUrl, connectRedis, redactRedisUrl } = await import('./queue/redis.js');
+    const { checkRedisUrl, connectRedis, redactRedisUrl, RedisUnreachableError } = await import('./queue/redis.js');
     try {
       checkRedisUrl(request.queue);
     } catch (err) {
@@ -91,9 +95,12 @@ export async function configureScale(
     const plugin = adapterRegistry.get(spec.adapter);
     parseOptions(plugin, spec.options ?? {});
     options.agent = remoteAgent(plugin.name);
-    // Fail fast (exit 3, before a run folder exists) when Redis is unreachable; the coordinator reconnects.
+    // Fail fast (exit 2, before a run folder exists) when Redis is unreachable at start: the URL or the
+    // Redis set-up needs fixing. Later outages are ridden out by the coordinator (within its outage budget).
     const [client] = await Promise.all([
-      connectRedis(request.queue),
+      connectRedis(request.queue).catch((err: unknown) => {
+        throw err instanceof RedisUnreachableError ? new RunSetupError(err.message) : err;
+      }),
       import('./queue/coordinator.js'),
       import('bullmq'),
     ]);
@@ -105,6 +112,8 @@ export async function configureScale(
       url: request.queue,
       suitePath: request.suitePath,
       note,
+      stallSeconds: request.queueStallAfter,
+      outageBudgetSeconds: request.queueOutageBudget,
       run: {
         suite: {
           name: suite.name,

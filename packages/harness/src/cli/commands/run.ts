@@ -25,6 +25,8 @@ export interface RunFlags {
   otel?: boolean;
   shard?: string;
   queue?: string;
+  queueStallAfter?: number;
+  queueOutageBudget?: number;
 }
 
 /**
@@ -55,6 +57,9 @@ export interface RunRequest {
   shard?: { index: number; count: number };
   /** `--queue redis://...`: run the cases on `harness worker` processes through this Redis. */
   queue?: string;
+  /** `--queue-stall-after <s>` and `--queue-outage-budget <s>`: see the queue coordinator. */
+  queueStallAfter?: number;
+  queueOutageBudget?: number;
 }
 
 /** Hooks for code that drives `executeRun` (tests, other commands). */
@@ -105,7 +110,17 @@ export function addRunOptions(cmd: Command) {
       'export OpenTelemetry traces over OTLP/HTTP (on by default when OTEL_EXPORTER_OTLP_ENDPOINT is set; see docs/observability.md)',
     )
     .option('--shard <i/n>', 'run only shard i of n (cases split by a hash of their id); combine with harness merge')
-    .option('--queue <redis-url>', 'run the cases on harness worker processes through Redis (BullMQ)');
+    .option('--queue <redis-url>', 'run the cases on harness worker processes through Redis (BullMQ)')
+    .option(
+      '--queue-stall-after <seconds>',
+      'with --queue: say so when no result arrives for this long while jobs wait and no worker is connected (default 10)',
+      positiveSeconds('--queue-stall-after'),
+    )
+    .option(
+      '--queue-outage-budget <seconds>',
+      'with --queue: stop with a partial run when Redis stays unreachable this long mid-run (default 300)',
+      positiveSeconds('--queue-outage-budget'),
+    );
 }
 
 export function register(program: Command): void {
@@ -145,6 +160,8 @@ export function buildRunRequest(suitePath: string, flags: RunFlags): RunRequest 
     otel: flags.otel,
     shard: flags.shard ? parseShardFlag(flags.shard) : undefined,
     queue: flags.queue,
+    queueStallAfter: flags.queueStallAfter,
+    queueOutageBudget: flags.queueOutageBudget,
   };
 }
 
@@ -266,8 +283,11 @@ export async function executeRun(
   }
   process.stderr.write(`run folder: ${relativeToCwd(result.runDir)}\n`);
   if (result.state === 'cancelled') {
+    // A queued run resumes on the queue: without --queue the missing cases would run locally instead.
+    const { redactRedisUrl } = await import('../../scale/queue/redis.js');
+    const queue = request.queue ? ` --queue ${redactRedisUrl(request.queue)}` : '';
     process.stderr.write(
-      `interrupted: resume with  harness run ${request.suitePath} --resume ${relativeToCwd(result.runDir)}\n`,
+      `interrupted: resume with  harness run ${request.suitePath}${queue} --resume ${relativeToCwd(result.runDir)}\n`,
     );
   }
   return result.exitCode;

@@ -57,7 +57,11 @@ export function register(program: Command): void {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
-      await host.start();
+      const { RedisUnreachableError } = await import('../../scale/queue/redis.js');
+      await host.start().catch((err: unknown) => {
+        // Unreachable at start: a set-up problem to fix (exit 2), said at once rather than retried forever.
+        throw err instanceof RedisUnreachableError ? new CliError(err.message) : err;
+      });
       await host.finished;
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

@@ -17,7 +17,8 @@ import {
   REGISTRY_KEY,
   type RunRecord,
 } from './protocol.js';
-import { bullConnection, connectRedis, redactRedisUrl } from './redis.js';
+import { bullConnection, connectRedis, failureDescriber, redactRedisUrl } from './redis.js';
+import { readRedisRunId, readRedisSetup, redisSetupWarnings } from './redis-setup.js';
 
 /** What the coordinator tells workers about the run, beyond what it derives from the run itself. */
 export type RunRecordBody = Pick<RunRecord, 'suite' | 'agent' | 'timeout' | 'retry'>;
@@ -26,14 +27,18 @@ export interface CoordinatorOptions {
   /** Redis URL (`redis://host:port[/db]`). */
   url: string;
   run: RunRecordBody;
-  /** Suite path as the user typed it (for the resume hint). */
+  /** Suite path as the user typed it (for hints). */
   suitePath: string;
   /** Where notes go (default: stderr). */
   note?: (message: string) => void;
-  /** Seconds without progress and without any connected worker before a hint is printed (default 10). */
-  idleHintSeconds?: number;
+  /** Seconds without a result, while jobs are queued and no worker is connected, before saying so (default 10). */
+  stallSeconds?: number;
+  /** Seconds Redis may stay unreachable mid-run before the coordinator stops with a partial run (default 300). */
+  outageBudgetSeconds?: number;
   /** How often the coordinator reconciles with Redis (default 1000 ms). */
   tickMs?: number;
+  /** How often it checks that every unrecorded key still has its job in Redis (default 5000 ms). */
+  auditMs?: number;
   /** Jobs per `addBulk` call (default 500). */
   batchSize?: number;
 }
@@ -46,6 +51,9 @@ interface PendingKey {
   tags: string[];
 }
 
+/** Defaults of the coordinator's timing options, shared with the CLI help and the docs. */
+export const COORDINATOR_DEFAULTS = { stallSeconds: 10, outageBudgetSeconds: 300 } as const;
+
 /**
  * An executor for `runExperiment` that runs case x repeat keys on a BullMQ queue instead of in process.
  * It registers the run (so `harness worker` processes pick it up), enqueues one job per key not yet in
@@ -53,6 +61,11 @@ interface PendingKey {
  * records results as QueueEvents report them, with a periodic sweep of the completed and failed sets so
  * nothing is missed while it was down or events were trimmed. Each key is journaled at most once per
  * invocation, and keys already journaled are skipped: exactly-once recording over at-least-once execution.
+ *
+ * The journal, not Redis, is the record: when Redis restarts (its `run_id` changes), the run's registration
+ * vanishes, or jobs of unrecorded keys disappear (eviction), the coordinator registers the run again and
+ * re-enqueues exactly the unrecorded keys whose jobs are gone. When Redis stays unreachable longer than the
+ * outage budget, it stops and the run folder is a valid partial run to resume.
  */
 export function queueExecutor(options: CoordinatorOptions): RunExecutor {
   return (execution) => coordinate(options, execution);
@@ -63,6 +76,10 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
   const { journal, skip, signal } = hooks;
   const note = options.note ?? ((m: string) => process.stderr.write(`${m}\n`));
   const tickMs = options.tickMs ?? 1000;
+  const auditMs = options.auditMs ?? 5000;
+  const stallMs = (options.stallSeconds ?? COORDINATOR_DEFAULTS.stallSeconds) * 1000;
+  const budgetMs = (options.outageBudgetSeconds ?? COORDINATOR_DEFAULTS.outageBudgetSeconds) * 1000;
+  const batchSize = options.batchSize ?? 500;
   const runId = header.id;
   const queueName = queueNameFor(runId);
   const shownUrl = redactRedisUrl(options.url);
@@ -72,17 +89,17 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     );
   }
   const redis: Redis = await connectRedis(options.url);
+  const describe = failureDescriber(redis);
+  const setup = await readRedisSetup(redis);
+  for (const warning of redisSetupWarnings(setup)) note(`harness: warning: ${warning}`);
+  let redisRunId = setup.runId;
 
   const { Queue, QueueEvents, Job } = await import('bullmq');
   const queue: Queue = new Queue(queueName, { connection: bullConnection(options.url, false) });
   const events: QueueEvents = new QueueEvents(queueName, { connection: bullConnection(options.url, true) });
-  let redisTrouble = false;
-  const onRedisError = (err: Error) => {
-    if (!redisTrouble) note(`harness: Redis connection problem (${err.message}); retrying`);
-    redisTrouble = true;
-  };
-  queue.on('error', onRedisError);
-  events.on('error', onRedisError);
+  // Connection errors are reported once per outage by the reconciliation tick, which probes Redis itself.
+  queue.on('error', () => {});
+  events.on('error', () => {});
 
   const pending = new Map<string, PendingKey>();
   const kept: { index: number; result: TestCaseResult }[] = [];
@@ -96,6 +113,36 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
   });
   const onAbort = () => wake();
   signal?.addEventListener('abort', onAbort, { once: true });
+
+  // Redis availability: an outage is announced once, its end once; past the budget the run stops.
+  let outageSince: number | null = null;
+  let gaveUp = false;
+  const unreachable = (err: unknown) => {
+    const now = Date.now();
+    if (outageSince === null) {
+      outageSince = now;
+      note(
+        `harness: lost the connection to Redis at ${shownUrl} (${describe(err)}); reconnecting. Results already recorded are safe in the journal; the run stops with a partial result if Redis stays unreachable for ${budgetMs / 1000} s (--queue-outage-budget)`,
+      );
+    }
+    if (now - outageSince >= budgetMs) gaveUp = true;
+  };
+  const reachable = () => {
+    if (outageSince === null) return;
+    note(`harness: Redis at ${shownUrl} is reachable again after ${((Date.now() - outageSince) / 1000).toFixed(1)} s`);
+    outageSince = null;
+  };
+  /** Redis' run_id, or null (outage noted) when it does not answer within a few seconds. */
+  const probe = async (): Promise<string | null> => {
+    try {
+      const id = await withTimeout(readRedisRunId(redis), 3000, 'no answer within 3 s');
+      reachable();
+      return id;
+    } catch (err) {
+      unreachable(err);
+      return null;
+    }
+  };
 
   const record = (jobId: string, result: TestCaseResult) => {
     const key = pending.get(jobId);
@@ -170,6 +217,118 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     await Promise.all(batch.map((id) => queue.remove(id).catch(() => 0)));
   };
 
+  const registration = (): RunRecord => ({
+    protocol: PROTOCOL_VERSION,
+    run_id: runId,
+    queue: queueName,
+    created_at: header.started_at,
+    coordinator: `${hostname()}:${process.pid}`,
+    ...options.run,
+  });
+  const register = async () => {
+    await redis.hset(REGISTRY_KEY, runId, JSON.stringify(registration()));
+    await redis.publish(REGISTRY_CHANNEL, runId);
+  };
+
+  const jobOf = (jobId: string, key: PendingKey) => ({
+    name: JOB_NAME,
+    data: {
+      run_id: runId,
+      test_id: key.test_id,
+      repeat: key.repeat,
+      index: key.index,
+      suite_hash: suite.contentHash,
+    } satisfies JobData,
+    opts: {
+      jobId,
+      attempts: options.run.retry.attempts,
+      backoff: { type: BACKOFF_TYPE, delay: options.run.retry.base_delay_ms },
+    },
+  });
+
+  /** Add jobs; while Redis is unreachable, wait for it (within the outage budget). False when giving up. */
+  const addJobs = async (ids: string[]): Promise<boolean> => {
+    const jobs = ids.flatMap((id) => {
+      const key = pending.get(id);
+      return key ? [jobOf(id, key)] : [];
+    });
+    if (jobs.length === 0) return true;
+    for (;;) {
+      try {
+        await queue.addBulk(jobs);
+        return true;
+      } catch (err) {
+        // Only an outage is waited out; any other error is a real failure.
+        if ((await probe()) !== null) throw err;
+        if (gaveUp || signal?.aborted) return false;
+        await sleep(500);
+      }
+    }
+  };
+
+  /** Unrecorded keys whose job no longer exists in Redis (lost in a restart, evicted, deleted). */
+  const missingJobs = async (): Promise<string[]> => {
+    const ids = [...pending.keys()];
+    const missing: string[] = [];
+    for (let i = 0; i < ids.length; i += 1000) {
+      const slice = ids.slice(i, i + 1000);
+      const pipe = redis.pipeline();
+      for (const id of slice) pipe.exists(queue.toKey(id));
+      const replies = (await pipe.exec()) ?? [];
+      replies.forEach(([err, exists], j) => {
+        if (err) throw err;
+        if (exists === 0 && pending.has(slice[j])) missing.push(slice[j]);
+      });
+    }
+    return missing;
+  };
+
+  const reenqueue = async (missing: string[]) => {
+    for (let i = 0; i < missing.length; i += batchSize) {
+      if (!(await addJobs(missing.slice(i, i + batchSize)))) return;
+    }
+  };
+
+  const recordedSoFar = () => skip.size + progress.done;
+  let lastAudit = Date.now();
+
+  /** Redis lost the run (restart, flush): register it again and re-enqueue exactly what is missing. */
+  const recover = async (why: 'restarted' | 'unregistered') => {
+    lastAudit = Date.now();
+    await register();
+    const waiting = pending.size;
+    const missing = await missingJobs();
+    await reenqueue(missing);
+    const keptText = `${recordedSoFar()} result(s) already in the journal are kept`;
+    if (why === 'restarted') {
+      if (missing.length === 0) note('harness: Redis restarted; the queue survived it (persistence), nothing was lost');
+      else if (missing.length === waiting) {
+        note(
+          `harness: Redis restarted and lost the queue; re-enqueued ${missing.length} missing case run(s) (${keptText})`,
+        );
+      } else {
+        note(
+          `harness: Redis restarted and lost ${missing.length} of ${waiting} queued case run(s); re-enqueued them (${keptText})`,
+        );
+      }
+    } else {
+      note(
+        `harness: the run's registration vanished from Redis (flushed or deleted); registered it again and re-enqueued ${missing.length} missing case run(s) (${keptText})`,
+      );
+    }
+  };
+
+  /** Jobs can also vanish without a restart (eviction under memory pressure, a hand-run DEL). */
+  const audit = async () => {
+    lastAudit = Date.now();
+    const missing = await missingJobs();
+    if (missing.length === 0) return;
+    await reenqueue(missing);
+    note(
+      `harness: ${missing.length} queued case run(s) vanished from Redis (evicted? check maxmemory-policy); re-enqueued them`,
+    );
+  };
+
   const seenNotices = new Map<string, string>();
   const showNotices = async () => {
     const notices = await redis.hgetall(noticesKeyFor(runId));
@@ -180,50 +339,63 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     }
   };
 
+  // Stall detector: said once per stall (it re-arms when results flow again).
   let lastDone = -1;
   let lastChange = Date.now();
-  let hinted = false;
-  const hintIfNoWorkers = async () => {
+  let stallSaid = false;
+  let everProcessed = false;
+  const detectStall = async () => {
     if (progress.done !== lastDone) {
+      if (lastDone >= 0) everProcessed = true;
       lastDone = progress.done;
       lastChange = Date.now();
+      stallSaid = false;
       return;
     }
-    if (hinted || Date.now() - lastChange < (options.idleHintSeconds ?? 10) * 1000) return;
-    if ((await queue.getWorkersCount()) > 0) return;
-    hinted = true;
-    note(`harness: no worker is processing ${queueName} yet; start some with:  harness worker --queue ${shownUrl}`);
+    if (stallSaid || Date.now() - lastChange < stallMs) return;
+    const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+    const queued = Object.values(counts).reduce((a, b) => a + b, 0);
+    if (queued === 0 || (await queue.getWorkersCount()) > 0) return;
+    stallSaid = true;
+    note(
+      `harness: no result for ${Math.round((Date.now() - lastChange) / 1000)} s: ${queued} case run(s) are queued in ${queueName} and no worker is connected${everProcessed ? ' any more' : ''}. Start one with:  harness worker --queue ${shownUrl}  (this coordinator keeps waiting; Ctrl+C leaves a partial run to resume)`,
+    );
+  };
+
+  const tick = async () => {
+    const current = await probe();
+    if (current === null) return;
+    try {
+      if (current !== redisRunId) {
+        redisRunId = current;
+        await recover('restarted');
+      } else if (!(await redis.hexists(REGISTRY_KEY, runId))) await recover('unregistered');
+      else if (Date.now() - lastAudit >= auditMs) await audit();
+      await removeRecorded();
+      await sweep();
+      await showNotices();
+      await detectStall();
+    } catch (err) {
+      unreachable(err);
+    }
   };
 
   let completed = false;
   try {
     await events.waitUntilReady();
-    const record_: RunRecord = {
-      protocol: PROTOCOL_VERSION,
-      run_id: runId,
-      queue: queueName,
-      created_at: header.started_at,
-      coordinator: `${hostname()}:${process.pid}`,
-      ...options.run,
-    };
-    await redis.hset(REGISTRY_KEY, runId, JSON.stringify(record_));
-    await redis.publish(REGISTRY_CHANNEL, runId);
+    await register();
 
     // Enqueue every key not yet journaled. Existing job ids (a restarted coordinator) are not re-added.
-    const batchSize = options.batchSize ?? 500;
     let enqueuedJobs = 0;
-    let batch: {
-      name: string;
-      data: JobData;
-      opts: { jobId: string; attempts: number; backoff: { type: string; delay: number } };
-    }[] = [];
+    let batch: string[] = [];
     const flush = async () => {
-      if (batch.length === 0) return;
       const b = batch;
       batch = [];
-      await queue.addBulk(b);
+      enqueuedJobs += b.length;
+      return addJobs(b);
     };
     let index = 0;
+    let stopped = false;
     for await (const tc of suite.cases()) {
       const i = index++;
       if (hooks.filter && !hooks.filter(tc)) continue;
@@ -233,67 +405,63 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
         if (skip.has(key)) continue;
         const jobId = jobIdFor(key);
         pending.set(jobId, { test_id: tc.id, test_name: tc.name, repeat: r, index: i, tags: tc.tags });
-        batch.push({
-          name: JOB_NAME,
-          data: { run_id: runId, test_id: tc.id, repeat: r, index: i, suite_hash: suite.contentHash },
-          opts: {
-            jobId,
-            attempts: options.run.retry.attempts,
-            backoff: { type: BACKOFF_TYPE, delay: options.run.retry.base_delay_ms },
-          },
-        });
+        batch.push(jobId);
         // The first batch is small so workers can start while the rest is enqueued.
-        if (batch.length >= (enqueuedJobs === 0 ? Math.min(50, batchSize) : batchSize)) {
-          enqueuedJobs += batch.length;
-          await flush();
-        }
+        if (batch.length >= (enqueuedJobs === 0 ? Math.min(50, batchSize) : batchSize)) stopped = !(await flush());
+        if (stopped) break;
       }
-      if (signal?.aborted) break;
+      if (stopped || signal?.aborted) break;
     }
-    await flush();
+    if (!stopped) await flush();
     enqueued = true;
-    await sweep();
+    if (!gaveUp) await sweep().catch(unreachable);
 
-    while (pending.size > 0 && !signal?.aborted) {
-      let tick: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise((r) => (tick = setTimeout(r, tickMs))), wakeup]);
+    while (pending.size > 0 && !signal?.aborted && !gaveUp) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise((r) => (timer = setTimeout(r, tickMs))), wakeup]);
       // A wake-up (last result, cancellation) wins the race: the pending tick would otherwise keep the process
       // alive for up to tickMs after the run has finished.
-      clearTimeout(tick);
+      clearTimeout(timer);
       wakeup = new Promise<void>((r) => {
         wake = r;
       });
       if (pending.size === 0 || signal?.aborted) break;
-      try {
-        await removeRecorded();
-        await sweep();
-        await showNotices();
-        await hintIfNoWorkers();
-        redisTrouble = false;
-      } catch (err) {
-        onRedisError(err instanceof Error ? err : new Error(String(err)));
-      }
+      await tick();
     }
     completed = pending.size === 0;
-    // A finished run's queue is obliterated below: removing its last recorded jobs one by one first would only
-    // add a script call per job to the time after the last result.
-    if (!completed) await removeRecorded();
     if (completed) {
-      // Every key is journaled: retire the run so workers let go of it, and free its keys in Redis.
-      await redis.hdel(REGISTRY_KEY, runId);
-      await redis.del(noticesKeyFor(runId));
-      await redis.publish(REGISTRY_CHANNEL, runId);
-      await queue.obliterate({ force: true });
-    } else {
+      // Every key is journaled: retire the run so workers let go of it, and free its keys in Redis. A finished
+      // run's queue is obliterated: removing its last recorded jobs one by one first would only add time.
+      await retire().catch((err: unknown) =>
+        note(
+          `harness: warning: every result is recorded, but the run's keys could not be removed from Redis (${errorMessage(err)}); workers drop the run once its queue is deleted`,
+        ),
+      );
+    } else if (gaveUp) {
       note(
-        `harness: ${pending.size} case run(s) stay queued in ${queueName}; workers keep processing them. Collect them with:  harness run ${options.suitePath} --queue ${shownUrl} --resume <run folder>`,
+        `harness: Redis at ${shownUrl} stayed unreachable for ${budgetMs / 1000} s (--queue-outage-budget); stopping: ${recordedSoFar()} case run(s) are recorded, ${pending.size} are not`,
+      );
+    } else {
+      await removeRecorded().catch(() => {});
+      const current = await probe();
+      note(
+        current !== null
+          ? `harness: ${pending.size} case run(s) are not recorded yet; they stay queued in ${queueName} and workers keep processing them until you resume`
+          : `harness: ${pending.size} case run(s) are not recorded; Redis at ${shownUrl} is unreachable`,
       );
     }
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    await events.close().catch(() => {});
-    await queue.close().catch(() => {});
+    // Closing waits for pending commands; during an outage that could be forever, so it is bounded.
+    await Promise.all([closeWithin(events, 2000), closeWithin(queue, 2000)]);
     redis.disconnect();
+  }
+
+  async function retire() {
+    await redis.hdel(REGISTRY_KEY, runId);
+    await redis.del(noticesKeyFor(runId));
+    await redis.publish(REGISTRY_CHANNEL, runId);
+    await queue.obliterate({ force: true });
   }
 
   kept.sort((a, b) => a.index - b.index || a.result.repeat - b.result.repeat);
@@ -305,6 +473,43 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     progress,
     retriesUsed: 0,
   };
+}
+
+/**
+ * Close a BullMQ queue or event listener, waiting at most `ms`: a graceful close sends QUIT, which waits for
+ * a Redis that may be gone; after that the raw client is dropped, which also stops its reconnection timer
+ * (otherwise the process would stay alive retrying).
+ */
+async function closeWithin(
+  target: { close(): Promise<void>; backend: { readonly client: Promise<{ disconnect(): void }> } },
+  ms: number,
+) {
+  const closed = await withTimeout(
+    target.close().then(() => true),
+    ms,
+    'close timed out',
+  ).catch(() => false);
+  if (closed) return;
+  const client = await withTimeout(target.backend.client, 500, 'no client').catch(() => null);
+  client?.disconnect();
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 const STATUSES: ReadonlySet<string> = new Set(CaseStatus.options);

@@ -26,9 +26,30 @@ export function checkRedisUrl(url: string, flag = '--queue'): string {
   return url;
 }
 
-/** BullMQ connection options for a URL. Workers need `maxRetriesPerRequest: null` (blocking commands). */
+/**
+ * Reconnection delay after the n-th failed attempt: exponential from 100 ms, capped at 2 s, with jitter so a
+ * pool of workers does not reconnect in lockstep when Redis comes back. (BullMQ's own default grows to 20 s,
+ * which would leave workers idle long after a short Redis restart.)
+ */
+export function reconnectDelay(attempt: number): number {
+  const base = Math.min(100 * 2 ** Math.max(0, attempt - 1), 2000);
+  return Math.round(base / 2 + (Math.random() * base) / 2);
+}
+
+/**
+ * BullMQ connection options for a URL. Workers need `maxRetriesPerRequest: null` (blocking commands); other
+ * connections fail a command after one reconnection attempt, so a coordinator notices an outage within
+ * seconds instead of waiting on ioredis' default 20 retries.
+ */
 export function bullConnection(url: string, blocking: boolean): ConnectionOptions {
-  return blocking ? { url, maxRetriesPerRequest: null } : { url };
+  return blocking
+    ? { url, maxRetriesPerRequest: null, retryStrategy: reconnectDelay }
+    : { url, maxRetriesPerRequest: 1, retryStrategy: reconnectDelay };
+}
+
+/** Redis could not be reached when a command started: a setup problem the user fixes (commands exit 2). */
+export class RedisUnreachableError extends Error {
+  override name = 'RedisUnreachableError';
 }
 
 /**
@@ -41,7 +62,7 @@ export async function connectRedis(url: string, timeoutMs = 5000): Promise<Redis
     lazyConnect: true,
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: 2,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
+    retryStrategy: reconnectDelay,
   });
   let lastError: Error | null = null;
   client.on('error', (err: Error) => {
@@ -54,7 +75,28 @@ export async function connectRedis(url: string, timeoutMs = 5000): Promise<Redis
   } catch (err) {
     client.disconnect();
     const why = (lastError as Error | null)?.message ?? (err instanceof Error ? err.message : String(err));
-    throw new Error(`cannot reach Redis at ${redactRedisUrl(url)}: ${why}`);
+    throw new RedisUnreachableError(
+      `cannot reach Redis at ${redactRedisUrl(url)}: ${why}. Start Redis there, or pass the right URL (--queue redis://host:port)`,
+    );
   }
   return client;
+}
+
+/**
+ * Remember the last socket error of a client, and describe a failed command by it: ioredis' own message
+ * ("Reached the max retries per request limit") says nothing about why Redis is unreachable.
+ */
+export function failureDescriber(client: Redis): (err: unknown) => string {
+  let last: string | null = null;
+  client.on('error', (err: Error) => {
+    last = err.message;
+  });
+  client.on('ready', () => {
+    last = null;
+  });
+  return (err) => {
+    const message = err instanceof Error ? err.message : String(err);
+    if (!/max retries per request|Connection is closed/i.test(message)) return message;
+    return last ?? 'the connection closed and reconnecting fails';
+  };
 }

@@ -18,7 +18,8 @@ import {
   REGISTRY_KEY,
   RunRecord,
 } from './protocol.js';
-import { bullConnection, connectRedis, redactRedisUrl } from './redis.js';
+import { bullConnection, connectRedis, failureDescriber, redactRedisUrl } from './redis.js';
+import { readRedisRunId, readRedisSetup, redisSetupWarnings } from './redis-setup.js';
 
 export interface WorkerHostOptions {
   /** Redis URL (`redis://host:port[/db]`). */
@@ -83,6 +84,13 @@ export class WorkerHost {
   #pollAgain = false;
   #stopping = false;
   #idleSince = Date.now();
+  /** Redis' `run_id` when last seen: a change means Redis restarted (and may have lost every run). */
+  #redisRunId = '';
+  #describe: (err: unknown) => string = errorMessage;
+  /** Since when Redis has been unreachable (null: reachable); each outage is reported once. */
+  #outageSince: number | null = null;
+  /** Last time a queue connection problem was logged, per run (BullMQ reports one per command). */
+  readonly #queueTroubleLogged = new Map<string, number>();
   #done: () => void = () => {};
   readonly finished: Promise<void>;
 
@@ -97,6 +105,10 @@ export class WorkerHost {
   /** Connect and start watching the registry; resolves once connected. */
   async start(): Promise<void> {
     this.#redis = await connectRedis(this.#options.url);
+    this.#describe = failureDescriber(this.#redis);
+    const setup = await readRedisSetup(this.#redis);
+    this.#redisRunId = setup.runId;
+    for (const warning of redisSetupWarnings(setup)) this.#log(`harness worker: warning: ${warning}`);
     const { loadBuiltins } = await import('../../cli/common.js');
     // BullMQ and the plugins load now, not when the first run arrives (joining a run stays quick).
     await Promise.all([loadBuiltins(), import('bullmq'), import('../../benchmarks/loader.js')]);
@@ -149,9 +161,7 @@ export class WorkerHost {
     this.#polling = (async () => {
       do {
         this.#pollAgain = false;
-        await this.#poll().catch((err) =>
-          this.#log(`harness worker: cannot read the run registry: ${errorMessage(err)}`),
-        );
+        await this.#poll().catch((err) => this.#unreachable(err));
       } while (this.#pollAgain && !this.#stopping);
     })().finally(() => {
       this.#polling = null;
@@ -162,8 +172,21 @@ export class WorkerHost {
   async #poll(): Promise<void> {
     const redis = this.#redis;
     if (!redis || this.#stopping) return;
+    const runId = await readRedisRunId(redis);
     const entries = await redis.hgetall(REGISTRY_KEY);
+    this.#reachable();
+    const restarted = runId !== this.#redisRunId;
+    this.#redisRunId = runId;
     const live = new Set(Object.keys(entries));
+    if (restarted) {
+      this.#log(
+        `harness worker ${this.name}: Redis restarted${this.#active.size > 0 ? '; its runs are picked up again as their coordinators register them again' : ''}`,
+      );
+      // The cases in flight lost their jobs with Redis, and a BullMQ Worker that lived through the restart may
+      // not fetch again: drop each run's worker at once and join again with fresh connections (below, or at
+      // the next poll once the coordinator has registered the run again).
+      for (const id of [...this.#active.keys()]) await this.#retire(id, true, 'dropped after the Redis restart');
+    }
     for (const id of [...this.#active.keys()]) {
       if (!live.has(id)) await this.#retire(id, false);
     }
@@ -201,6 +224,46 @@ export class WorkerHost {
       this.#log(`harness worker ${this.name}: no run for ${idle}s; exiting`);
       void this.stop();
     }
+  }
+
+  /** Redis did not answer a registry poll: say so once per outage; ioredis keeps reconnecting with backoff. */
+  #unreachable(err: unknown): void {
+    if (this.#outageSince !== null) return;
+    this.#outageSince = Date.now();
+    this.#log(
+      `harness worker ${this.name}: lost the connection to Redis at ${redactRedisUrl(this.#options.url)} (${this.#describe(err)}); reconnecting with backoff`,
+    );
+  }
+
+  #reachable(): void {
+    if (this.#outageSince === null) return;
+    const seconds = ((Date.now() - this.#outageSince) / 1000).toFixed(1);
+    this.#outageSince = null;
+    this.#log(`harness worker ${this.name}: Redis is reachable again after ${seconds} s`);
+  }
+
+  /**
+   * Errors from a run's BullMQ Worker. Connection trouble comes as one error per command while Redis is down
+   * or right after it restarted empty (jobs in flight then have no key left to complete): those are logged at
+   * most every 30 s per run, with what happens next; anything else is logged as it comes.
+   */
+  #queueError(runId: string, err: unknown): void {
+    const message = errorMessage(err);
+    const lostJob = /Missing (key|lock) for job/.test(message);
+    const connection =
+      /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|Stream isn't writeable|connect/i.test(message);
+    if (!lostJob && !connection) {
+      this.#log(`harness worker: run ${runId}: ${message}`);
+      return;
+    }
+    const last = this.#queueTroubleLogged.get(runId) ?? 0;
+    if (Date.now() - last < 30_000) return;
+    this.#queueTroubleLogged.set(runId, Date.now());
+    this.#log(
+      lostJob
+        ? `harness worker: run ${runId}: a case finished after its job vanished from Redis (${message}); its result is dropped here and the coordinator re-enqueues the case`
+        : `harness worker: run ${runId}: Redis connection problem (${message}); BullMQ retries`,
+    );
   }
 
   async #notice(runId: string, message: string): Promise<void> {
@@ -286,6 +349,9 @@ export class WorkerHost {
         lockDuration,
         stalledInterval: this.#options.stalledIntervalMs ?? Math.max(500, Math.floor(lockDuration / 2)),
         maxStalledCount: this.#options.maxStalledCount ?? 2,
+        // After a connection error BullMQ waits this long before fetching again (its default, 15 s, would leave
+        // the worker idle long after a short Redis restart).
+        runRetryDelay: 1000,
         name: this.name,
         settings: {
           backoffStrategy: (attemptsMade: number, type?: string, err?: Error) => {
@@ -295,7 +361,7 @@ export class WorkerHost {
           },
         },
       });
-      worker.on('error', (err) => this.#log(`harness worker: queue ${record.queue}: ${errorMessage(err)}`));
+      worker.on('error', (err) => this.#queueError(record.run_id, err));
       active.worker = worker;
       this.#active.set(record.run_id, active);
       this.#log(
@@ -308,14 +374,22 @@ export class WorkerHost {
     }
   }
 
-  async #retire(runId: string, force: boolean): Promise<void> {
+  async #retire(runId: string, force: boolean, why?: string): Promise<void> {
     const run = this.#active.get(runId);
     if (!run) return;
     this.#active.delete(runId);
-    await run.worker.close(force).catch(() => {});
+    this.#queueTroubleLogged.delete(runId);
+    // Bounded: a graceful close waits on Redis, which may be gone; then the connections are dropped.
+    const closing = run.worker.close(force).catch(() => {});
+    const closed = await Promise.race([closing.then(() => true), sleep(force ? 2000 : 30_000).then(() => false)]);
+    if (!closed) await Promise.race([run.worker.disconnect().catch(() => {}), sleep(2000)]);
     await run.agent.close?.().catch(() => {});
     run.cleanup?.();
-    this.#log(`harness worker ${this.name}: run ${runId} left (${run.processed} case runs processed here)`);
+    this.#log(
+      why
+        ? `harness worker ${this.name}: run ${runId} ${why} (${run.processed} case runs processed here so far)`
+        : `harness worker ${this.name}: run ${runId} left (${run.processed} case runs processed here)`,
+    );
   }
 
   /**
@@ -371,6 +445,10 @@ function agentSpec(record: RunRecord, suite: LoadedSuite): { adapter: string; op
     return { adapter: override.adapter, options: suite.agent.options };
   }
   return override;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
 }
 
 function parseJson(text: string): unknown {
