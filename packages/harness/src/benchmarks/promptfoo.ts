@@ -564,5 +564,5 @@ export async function suiteYaml(conversion: PromptfooConversion, from: string): 
     '# One case per test x prompt x provider; see docs/migrating.md for how assertions map.',
     ...conversion.notes.map((n) => `# note: ${n}`),
   ].join('\n');
-  return `${header}\n${stringify(conversion.suite, { lineWidth: 0 })}`;
+  return `${header}\n${stringify(conversion.suite, { lineWidth: 0, aliasDuplicateObjects: false })}`;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { convertPromptfoo, renderTemplate, transformToPath } from '../../../src/benchmarks/promptfoo.js';
+import { convertPromptfoo, renderTemplate, suiteYaml, transformToPath } from '../../../src/benchmarks/promptfoo.js';
 import { agentOutput } from '../../../src/core/agent.js';
 import { TestCase } from '../../../src/core/testcase.js';
 import { createEvaluator, PluginOptionsError } from '../../../src/evaluators/base.js';
@@ -68,6 +68,16 @@ describe('promptfoo conversion', () => {
       expect.stringMatching(/^2:5 prompt uses Nunjucks tags/),
       expect.stringMatching(/^3:5 prompt placeholder '\{\{ name \}\}': no var 'name' in this test/),
     ]);
+  });
+
+  it('the written suite repeats shared evaluators instead of using YAML aliases', async () => {
+    const c = convert({
+      'promptfooconfig.yaml':
+        'prompts: ["A {{q}}", "B {{q}}"]\nproviders: [echo]\ntests:\n  - vars: { q: x }\n    assert: [{ type: contains, value: x }]\n',
+    });
+    const text = await suiteYaml(c, 'promptfooconfig.yaml');
+    expect(text).not.toMatch(/[&*]a\d/);
+    expect(text.match(/name: contains/g)).toHaveLength(2);
   });
 
   it('transformResponse paths', () => {
