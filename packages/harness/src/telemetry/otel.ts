@@ -55,6 +55,8 @@ export interface Tracing {
 }
 
 const KINDS = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT, server: SpanKind.SERVER } as const;
+/** How long the end of a run waits for the last spans to be accepted. */
+const SHUTDOWN_MS = 5_000;
 /** Longest string attribute value kept; back-ends truncate anyway, and long values are mostly model text. */
 const MAX_VALUE = 1_000;
 
@@ -85,7 +87,8 @@ export function createTracing(options: TracingOptions): Tracing {
     }
     return out;
   };
-  const exporter = new OTLPTraceExporter({ url: tracesUrl(options.endpoint, env) });
+  const url = tracesUrl(options.endpoint, env);
+  const exporter = new OTLPTraceExporter({ url });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME || options.serviceName,
@@ -125,8 +128,20 @@ export function createTracing(options: TracingOptions): Tracing {
       return wrap(span);
     },
     async shutdown() {
-      await provider.forceFlush();
-      await provider.shutdown();
+      // The exporter retries with backoff; an unreachable collector must not hold the CLI for long.
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no OTLP collector answered within ${SHUTDOWN_MS / 1000} s at ${url}`)),
+          SHUTDOWN_MS,
+        );
+        timer.unref();
+      });
+      try {
+        await Promise.race([provider.forceFlush().then(() => provider.shutdown()), limit]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

@@ -18,9 +18,13 @@ const root = fileURLToPath(new URL('../../../../../', import.meta.url));
 const bin = join(root, 'packages/harness/bin/harness.js');
 const TOKEN = 'otel-bearer-3c9f1e77-NEVER-EXPORT';
 
-function harness(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+function harness(
+  args: string[],
+  env: Record<string, string>,
+  withBin = true,
+): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
+    const child = spawn(process.execPath, withBin ? [bin, ...args] : args, {
       cwd: root,
       env: { ...process.env, NO_COLOR: '1', CI: '', OTEL_EXPORTER_OTLP_ENDPOINT: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,16 +73,32 @@ afterAll(async () => {
 const byName = (spans: ReceivedSpan[], prefix: string) => spans.filter((s) => s.name.startsWith(prefix));
 
 describe('harness run exports OpenTelemetry traces', () => {
-  it('with no endpoint and no --otel nothing is exported and no trace id is recorded', async () => {
+  it('with no endpoint and no --otel nothing is exported, no trace id is recorded, no OpenTelemetry module loads', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-otel-off-'));
     writeFileSync(join(dir, 'suite.yaml'), suite(agent.url));
+    const imports = join(dir, 'imports.txt');
+    const recorder = join(root, 'packages/harness/test/fixtures/telemetry/record-imports.mjs');
     const r = await harness(
-      ['run', join(dir, 'suite.yaml'), '--out', join(dir, 'run'), '--format', 'json', '--no-index'],
-      {
-        AGENT_TOKEN: TOKEN,
-      },
+      [
+        '--import',
+        recorder,
+        bin,
+        'run',
+        join(dir, 'suite.yaml'),
+        '--out',
+        join(dir, 'run'),
+        '--format',
+        'json',
+        '--no-index',
+      ],
+      { AGENT_TOKEN: TOKEN, RECORD_IMPORTS_TO: imports },
+      false,
     );
     expect(r.code, r.out).toBe(0);
+    const loaded = readFileSync(imports, 'utf8');
+    expect(loaded).toContain('/runner/runner.js'); // the recorder saw the run's own modules
+    expect(loaded).not.toContain('@opentelemetry');
+    expect(loaded).not.toContain('/telemetry/otel.js');
     expect(traceparents.every((t) => t === '')).toBe(true);
     expect(readFileSync(join(dir, 'run', 'journal.jsonl'), 'utf8')).not.toContain('"otel"');
     expect(receiver.spans).toHaveLength(0);
