@@ -31,7 +31,8 @@ export interface PromptfooConversion {
 
 interface Source {
   doc: PositionedDocument;
-  at(path: readonly PathKey[], message: string): SuiteIssue;
+  /** `key: true` points at the key itself (for fields that should not be there). */
+  at(path: readonly PathKey[], message: string, key?: boolean): SuiteIssue;
 }
 
 interface PromptSpec {
@@ -55,7 +56,7 @@ interface TestSpec {
 export function convertPromptfoo(file: string, text: string): PromptfooConversion {
   const display = displayPath(file);
   const doc = new PositionedDocument(display, text);
-  const main: Source = { doc, at: (p, m) => doc.issue(p, m) };
+  const main: Source = { doc, at: (p, m, key) => doc.issue(p, m, { key }) };
   const raw = doc.toJS();
   const unmapped: SuiteIssue[] = [];
   const notes: string[] = [];
@@ -68,10 +69,18 @@ export function convertPromptfoo(file: string, text: string): PromptfooConversio
   }
   const baseDir = dirname(file);
 
+  // Keys that change what is run or judged must convert or be listed; a few that only steer promptfoo's own
+  // output are noted. Nothing is skipped silently.
+  for (const key of Object.keys(raw)) {
+    if (CONFIG_KEYS.has(key)) continue;
+    if (IGNORED_CONFIG_KEYS.has(key)) notes.push(`${key}: promptfoo output setting, not used by the harness`);
+    else unmapped.push(main.at([key], `'${key}' has no equivalent here; remove it or express it in the suite`, true));
+  }
   const prompts = readPrompts(raw.prompts, baseDir, main, unmapped);
   const providers = readProviders(raw.providers, main, unmapped, notes);
   const defaults = readDefaultTest(raw.defaultTest, baseDir, main, unmapped);
   const tests = readTests(raw.tests, baseDir, main, unmapped);
+  for (const t of defaults ? [defaults, ...tests] : tests) checkTestKeys(t, unmapped);
 
   const cases: Json[] = [];
   tests.forEach((t, ti) => {
@@ -150,6 +159,32 @@ export function convertPromptfoo(file: string, text: string): PromptfooConversio
     tests: cases,
   };
   return { suite, unmapped, notes };
+}
+
+const CONFIG_KEYS = new Set(['description', 'prompts', 'providers', 'tests', 'defaultTest']);
+const IGNORED_CONFIG_KEYS = new Set([
+  'outputPath',
+  'sharing',
+  'tags',
+  'evaluateOptions',
+  'writeLatestResults',
+  'metadata',
+]);
+const TEST_KEYS = new Set(['description', 'vars', 'assert', 'metadata']);
+const ASSERT_KEYS = new Set(['type', 'value', 'threshold', 'weight', 'metric']);
+
+/** A test (or defaultTest) key that would change the verdict (options.transform, threshold, providers...) is listed. */
+function checkTestKeys(t: TestSpec, unmapped: SuiteIssue[]): void {
+  for (const key of Object.keys(t.value)) {
+    if (TEST_KEYS.has(key)) continue;
+    unmapped.push(
+      t.source.at(
+        [...t.path, key],
+        `test field '${key}' has no equivalent here; the case would be judged differently`,
+        true,
+      ),
+    );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -348,7 +383,7 @@ function loadFile(
   }
   return {
     data: /\.json$/i.test(file) ? JSON.parse(text) : doc.toJS(),
-    source: { doc, at: (p, m) => doc.issue(p, m) },
+    source: { doc, at: (p, m, key) => doc.issue(p, m, { key }) },
   };
 }
 
@@ -408,6 +443,12 @@ function mapAssertion(a: unknown, vars: Json, src: Source, path: PathKey[], unma
   if (!isObject(a) || typeof a.type !== 'string') {
     unmapped.push(src.at(path, 'assertion: expected { type, value }'));
     return null;
+  }
+  for (const key of Object.keys(a)) {
+    if (!ASSERT_KEYS.has(key)) {
+      unmapped.push(src.at([...path, key], `assertion field '${key}' has no equivalent here`, true));
+      return null;
+    }
   }
   const negated = a.type.startsWith('not-');
   const type = negated ? a.type.slice(4) : a.type;

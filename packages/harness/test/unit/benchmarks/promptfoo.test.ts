@@ -70,6 +70,34 @@ describe('promptfoo conversion', () => {
     ]);
   });
 
+  it('fields that would change what runs or how it is judged are listed, never ignored', () => {
+    const c = convert({
+      'promptfooconfig.yaml': [
+        'outputPath: results.json',
+        'scenarios: []',
+        'prompts: ["{{q}}"]',
+        'providers: [echo]',
+        'tests:',
+        '  - vars: { q: x }',
+        '    options: { transform: output.toUpperCase() }',
+        '    threshold: 0.5',
+        '    assert:',
+        '      - { type: contains, value: X, transform: output.toUpperCase() }',
+        '      - { type: contains, value: x, metric: accuracy }',
+      ].join('\n'),
+    });
+    expect(c.unmapped.map((i) => `${i.line}:${i.col} ${i.message}`)).toEqual([
+      "2:1 'scenarios' has no equivalent here; remove it or express it in the suite",
+      "7:5 test field 'options' has no equivalent here; the case would be judged differently",
+      "8:5 test field 'threshold' has no equivalent here; the case would be judged differently",
+      "10:37 assertion field 'transform' has no equivalent here",
+    ]);
+    expect(c.notes).toContain('outputPath: promptfoo output setting, not used by the harness');
+    // The assertion with only a label (metric) converts; the one with a transform does not.
+    const [t] = c.suite.tests as { evaluators: { options: { substring: string } }[] }[];
+    expect(t.evaluators.map((e) => e.options.substring)).toEqual(['x']);
+  });
+
   it('the written suite repeats shared evaluators instead of using YAML aliases', async () => {
     const c = convert({
       'promptfooconfig.yaml':
