@@ -46,6 +46,12 @@ export function assessmentOf(results: readonly TestCaseResult[], corpus?: readon
     const s = scoredRunOf(r);
     return s ? [s] : [];
   });
+  // Results without a soclab outcome (the run failed in the adapter) count against promotion, as in the scorecard.
+  const unscored = results.flatMap((r) =>
+    scoredRunOf(r)
+      ? []
+      : [{ scenario_id: r.test_id, repeat: r.repeat, error: r.output.error ?? 'no soclab run record' }],
+  );
   const entries =
     corpus ??
     [...new Map(runs.map((r) => [r.outcome.scenario_id, r.outcome])).values()].map((o) => ({
@@ -54,7 +60,7 @@ export function assessmentOf(results: readonly TestCaseResult[], corpus?: readon
       difficulty: o.difficulty,
       benign: o.attack_class === 'none',
     }));
-  const assessment = assess({ runs, corpus: entries });
+  const assessment = assess({ runs, corpus: entries, unscored });
   byCorpus.set(key, assessment);
   return assessment;
 }
