@@ -170,6 +170,7 @@ const IGNORED_CONFIG_KEYS = new Set([
   'writeLatestResults',
   'metadata',
 ]);
+const HTTP_CONFIG_KEYS = new Set(['url', 'method', 'headers', 'body', 'transformResponse']);
 const TEST_KEYS = new Set(['description', 'vars', 'assert', 'metadata']);
 const ASSERT_KEYS = new Set(['type', 'value', 'threshold', 'weight', 'metric']);
 
@@ -232,6 +233,13 @@ function readProviders(value: unknown, src: Source, unmapped: SuiteIssue[], note
       unmapped.push(src.at(path, 'provider: expected an id (echo, http, https://..., openai:<model>, ...)'));
       return;
     }
+    if (isObject(p)) {
+      const extra = Object.keys(p).filter((k) => !['id', 'label', 'config'].includes(k));
+      if (extra.length > 0) {
+        unmapped.push(src.at([...path, extra[0]], `provider field '${extra[0]}' has no equivalent here`, true));
+        return;
+      }
+    }
     if (id === 'echo') {
       out.push({ label, agent: { adapter: 'echo', options: {} } });
       return;
@@ -277,6 +285,13 @@ function httpAgent(
   const url = /^https?:\/\//.test(id) ? id : config.url;
   if (typeof url !== 'string') {
     unmapped.push(src.at([...path, 'config', 'url'], 'http provider: config.url is required'));
+    return null;
+  }
+  const extra = Object.keys(config).filter((k) => !HTTP_CONFIG_KEYS.has(k));
+  if (extra.length > 0) {
+    unmapped.push(
+      src.at([...path, 'config', extra[0]], `http provider: config.${extra[0]} has no equivalent here`, true),
+    );
     return null;
   }
   const options: Json = { url: toHarnessTemplate(url) };

@@ -76,7 +76,7 @@ describe('promptfoo conversion', () => {
         'outputPath: results.json',
         'scenarios: []',
         'prompts: ["{{q}}"]',
-        'providers: [echo]',
+        'providers: [echo, { id: http, config: { url: "http://127.0.0.1:1/x", transformRequest: "x" } }]',
         'tests:',
         '  - vars: { q: x }',
         '    options: { transform: output.toUpperCase() }',
@@ -88,6 +88,7 @@ describe('promptfoo conversion', () => {
     });
     expect(c.unmapped.map((i) => `${i.line}:${i.col} ${i.message}`)).toEqual([
       "2:1 'scenarios' has no equivalent here; remove it or express it in the suite",
+      '4:70 http provider: config.transformRequest has no equivalent here',
       "7:5 test field 'options' has no equivalent here; the case would be judged differently",
       "8:5 test field 'threshold' has no equivalent here; the case would be judged differently",
       "10:37 assertion field 'transform' has no equivalent here",
