@@ -183,6 +183,11 @@ describe('origin result files', () => {
     const d = tmp();
     writeFileSync(join(d, 'package.json'), '{"name": "not-a-run"}');
     writeFileSync(join(d, 'broken.json'), '{ nope');
+    // Shaped like an origin result file, but a case id is a number: named by field path, still exit 2.
+    writeFileSync(
+      join(d, 'origin-bad.json'),
+      JSON.stringify({ id: 'x', name: 'n', timestamp: '2026-01-01T00:00:00Z', results: [{ test_case: { id: 5 } }] }),
+    );
     for (const args of [
       ['compare', 'package.json', 'package.json'],
       ['export', 'package.json', '--format', 'json'],
@@ -192,6 +197,9 @@ describe('origin result files', () => {
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(/(package|broken)\.json: not (an experiment|valid JSON)/);
     }
+    const bad = harness(['export', 'origin-bad.json', '--format', 'json'], d);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/origin-bad\.json: results\.0\.test_case\.id: expected a string/);
   }, 60_000);
 });
 
