@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { parseContract } from '../contracts/common.js';
 import type { ApprovalDecision } from '../contracts/enums.js';
+import { foldIdentifier } from '../contracts/identity.js';
 import { type ActionProposal, ApprovalRecord, approvalValidAt, PendingApproval } from '../contracts/models.js';
-import { foldIdentifier } from '../simulator/directory.js';
 import { proposalHash } from './grants.js';
 
 /** Default lifetime of an approval decision. */
