@@ -48,9 +48,13 @@ class TooDeep extends Error {
  * stop the parse (the parser and composer recurse per level, and a few hundred kilobytes of brackets can exhaust
  * the process).
  */
-function parseGuarded(text: string, lines: LineCounter): { doc: Document; problem: SourceProblem | null } {
+function parseGuarded(
+  text: string,
+  lines: LineCounter,
+): { doc: Document; problem: SourceProblem | null; hasAliases: boolean } {
   const parser = new Parser(lines.addNewLine);
   const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
+  let hasAliases = false;
   function* tokens() {
     lines.addNewLine(0); // as Parser.parse does: line 1 starts at offset 0
     let depth = 0;
@@ -58,6 +62,7 @@ function parseGuarded(text: string, lines: LineCounter): { doc: Document; proble
       if (lexeme === '[' || lexeme === '{') {
         if (++depth > SOURCE_LIMITS.maxDepth) throw new TooDeep(parser.offset);
       } else if (lexeme === ']' || lexeme === '}') depth--;
+      else if (lexeme[0] === '*') hasAliases = true;
       yield* parser.next(lexeme);
     }
     yield* parser.end();
@@ -76,9 +81,9 @@ function parseGuarded(text: string, lines: LineCounter): { doc: Document; proble
   } catch (err) {
     if (!(err instanceof TooDeep)) throw err;
     const message = `nesting deeper than ${SOURCE_LIMITS.maxDepth} levels (the limit for suite files)`;
-    return { doc: new Document(null), problem: { offset: err.offset, message } };
+    return { doc: new Document(null), problem: { offset: err.offset, message }, hasAliases };
   }
-  return { doc: doc ?? new Document(null), problem: null };
+  return { doc: doc ?? new Document(null), problem: null, hasAliases };
 }
 
 /** A parsed YAML/JSON source with position lookup for any field path. */
@@ -104,10 +109,10 @@ export class PositionedDocument {
       this.#countLines();
       return;
     }
-    const { doc, problem } = parseGuarded(text, this.lines);
+    const { doc, problem, hasAliases } = parseGuarded(text, this.lines);
     this.doc = doc;
     // Limits are checked even when there are syntax errors: the partial document is converted too.
-    let fatal = problem ?? documentLimitProblem(doc);
+    let fatal = problem ?? documentLimitProblem(doc, hasAliases);
     if (!fatal) {
       try {
         this.#js = doc.toJS({ maxAliasCount: -1 });

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
-import { type Alias, type Document, isAlias, isMap, isPair, isScalar, isSeq, type Node, visit } from 'yaml';
+import { type Alias, type Document, isAlias, isMap, isNode, isPair, isScalar, isSeq, type Node } from 'yaml';
 import type { SuiteIssue } from './positions.js';
 
 /**
@@ -288,20 +288,31 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
  * over `maxAliasExpansion` nodes, an alias inside the node it names, or nesting over `maxDepth` levels.
  * The walk stops at the first problem, so its own cost is bounded by the limits.
  */
-export function documentLimitProblem(doc: Document): SourceProblem | null {
+export function documentLimitProblem(doc: Document, hasAliases = true): SourceProblem | null {
   let aliases = 0;
   let expanded = 0;
   const open = new Set<Node>();
   // Each alias's target, found in one document-order pass (the latest anchor of that name before the alias, as
-  // yaml resolves it); Alias.resolve would scan the whole document once per alias.
+  // yaml resolves it); Alias.resolve would scan the whole document once per alias, and yaml's visit() copies the
+  // path at every node. Nodes past the depth limit are left to the walk below, which reports them.
   const targets = new Map<Alias, Node | undefined>();
   const anchors = new Map<string, Node>();
-  visit(doc, {
-    Node(_key, node) {
-      if (isAlias(node)) targets.set(node, anchors.get(node.source));
-      else if (node.anchor) anchors.set(node.anchor, node);
-    },
-  });
+  const collect = (node: unknown, depth: number): void => {
+    if (isAlias(node)) {
+      targets.set(node, anchors.get(node.source));
+      return;
+    }
+    if (!isNode(node) || depth > SOURCE_LIMITS.maxDepth + 1) return;
+    if (node.anchor) anchors.set(node.anchor, node);
+    if (!isMap(node) && !isSeq(node)) return;
+    for (const item of node.items as unknown[]) {
+      if (isPair(item)) {
+        collect(item.key, depth + 1);
+        collect(item.value, depth + 1);
+      } else collect(item, depth + 1);
+    }
+  };
+  if (hasAliases) collect(doc.contents, 1);
   const walk = (node: unknown, depth: number, via: Node | null): SourceProblem | null => {
     if (isAlias(node)) {
       if (via === null) {
@@ -342,8 +353,7 @@ export function documentLimitProblem(doc: Document): SourceProblem | null {
     open.add(node);
     try {
       for (const item of node.items as unknown[]) {
-        const children = isPair(item) ? [item.key, item.value] : [item];
-        for (const child of children) {
+        for (const child of isPair(item) ? [item.key, item.value] : [item]) {
           if (isScalar(child) || child === null || child === undefined) {
             if (via !== null && ++expanded > SOURCE_LIMITS.maxAliasExpansion) {
               return {
