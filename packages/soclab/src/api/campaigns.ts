@@ -145,6 +145,8 @@ function yieldingStore(store: SqlEvidenceStore, runIds: Set<string>): EvidenceSt
     },
     runIds: () => store.runIds(),
     rootHash: (runId) => store.rootHash(runId),
+    saveCheckpoint: (runId, events) => store.saveCheckpoint(runId, events),
+    clearCheckpoint: (runId) => store.clearCheckpoint(runId),
     close: async () => undefined,
   };
 }

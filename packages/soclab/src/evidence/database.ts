@@ -16,8 +16,17 @@ export interface AuditEventsTable {
   recorded_at: string;
 }
 
+/** What an in-progress run would append after its model turns, kept beside the chain (see evidence/checkpoint.ts). */
+export interface RunCheckpointsTable {
+  run_id: string;
+  /** JSON array of `{event_type, payload}`. */
+  events: string;
+  updated_at: string;
+}
+
 export interface EvidenceDatabase {
   audit_events: AuditEventsTable;
+  run_checkpoints: RunCheckpointsTable;
 }
 
 export type EvidenceDialect = 'sqlite' | 'postgres';
@@ -122,4 +131,11 @@ async function migrate(db: Kysely<EvidenceDatabase>): Promise<void> {
     .addUniqueConstraint('audit_events_run_sequence', ['run_id', 'sequence'])
     .execute();
   await db.schema.createIndex('audit_events_run').ifNotExists().on('audit_events').column('run_id').execute();
+  await db.schema
+    .createTable('run_checkpoints')
+    .ifNotExists()
+    .addColumn('run_id', 'varchar(128)', (c) => c.primaryKey())
+    .addColumn('events', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'varchar(40)', (c) => c.notNull())
+    .execute();
 }

@@ -48,17 +48,26 @@ export async function sealInterruptedRuns(
     if (only && !only.has(runId)) continue;
     const rows = await store.rows(runId);
     const last = rows[rows.length - 1];
-    await store.append(runId, {
-      event_type: RUN_INTERRUPTED,
-      payload: {
-        reason,
-        events_kept: rows.length,
-        last_event_type: last?.event_type ?? null,
-        last_recorded_at: last?.recorded_at ?? null,
-        ...(details?.(runId) ?? {}),
+    // What the run had done beyond its model turns (reads, proposals, control-plane events), as last saved.
+    const recovered = (await store.checkpointOf(runId)) ?? [];
+    await store.appendMany(runId, [
+      ...recovered,
+      {
+        event_type: RUN_INTERRUPTED,
+        payload: {
+          reason,
+          events_kept: rows.length,
+          events_recovered: recovered.length,
+          last_event_type: last?.event_type ?? null,
+          last_recorded_at: last?.recorded_at ?? null,
+          ...(details?.(runId) ?? {}),
+        },
       },
-    });
+    ]);
+    await store.clearCheckpoint(runId);
     sealed.push({ run_id: runId, events_kept: rows.length });
   }
+  // Every chain is closed now; checkpoints left by runs that finished just before a crash are stale.
+  if (!only) await store.db.deleteFrom('run_checkpoints').execute();
   return sealed;
 }

@@ -24,6 +24,10 @@ export interface EvidenceStore {
   /** Every run id in the store, oldest first. */
   runIds(): Promise<string[]>;
   rootHash(runId: string): Promise<string | null>;
+  /** Keep what the run would append after its turns, should the process die first (replaces the last one). */
+  saveCheckpoint?(runId: string, events: readonly NewEvent[]): Promise<void>;
+  /** The run ended normally: its checkpoint is no longer needed. */
+  clearCheckpoint?(runId: string): Promise<void>;
   close(): Promise<void>;
   readonly location: string;
 }
@@ -164,6 +168,34 @@ export class SqlEvidenceStore implements EvidenceStore {
     const all = await this.opened.db.selectFrom('audit_events').select('run_id').distinct().execute();
     for (const r of all) seen.add(r.run_id);
     return [...seen];
+  }
+
+  async saveCheckpoint(runId: string, events: readonly NewEvent[]): Promise<void> {
+    for (const e of events) checkType(e.event_type);
+    const row = {
+      run_id: runId,
+      events: JSON.stringify(events.map((e) => ({ event_type: e.event_type, payload: e.payload }))),
+      updated_at: nowUtc(),
+    };
+    await this.opened.db
+      .insertInto('run_checkpoints')
+      .values(row)
+      .onConflict((oc) => oc.column('run_id').doUpdateSet({ events: row.events, updated_at: row.updated_at }))
+      .execute();
+  }
+
+  /** The last checkpoint of a run, or null. */
+  async checkpointOf(runId: string): Promise<NewEvent[] | null> {
+    const row = await this.opened.db
+      .selectFrom('run_checkpoints')
+      .select('events')
+      .where('run_id', '=', runId)
+      .executeTakeFirst();
+    return row ? (JSON.parse(row.events) as NewEvent[]) : null;
+  }
+
+  async clearCheckpoint(runId: string): Promise<void> {
+    await this.opened.db.deleteFrom('run_checkpoints').where('run_id', '=', runId).execute();
   }
 
   async rootHash(runId: string): Promise<string | null> {

@@ -15,6 +15,7 @@ import {
 import type { AttackScenario, IncidentScenario } from '../contracts/scenarios.js';
 import { matchApprovedModel } from '../control/model-identity.js';
 import { DEFAULT_CANARY_PATTERNS, findLeaks, redact, redactText } from '../control/redaction.js';
+import { RunCheckpointer } from '../evidence/checkpoint.js';
 import { type EvidenceStore, type NewEvent, openEvidenceStore } from '../evidence/store.js';
 import { asSelfDriven } from '../mcp/self-driven.js';
 import { type ProviderRetry, runInvestigation } from '../orchestrator/investigation.js';
@@ -178,6 +179,7 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
   });
   const ownStore = !options.evidence;
   const store = options.evidence ?? (await openEvidenceStore(':memory:'));
+  let checkpoints: RunCheckpointer | undefined;
   try {
     await store.append(runId, {
       event_type: 'run.started',
@@ -219,6 +221,27 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
         });
       options.onTurn?.(event);
     };
+    // The rest (reads, proposals, control-plane events) is appended at the end, after the turns; until then a
+    // checkpoint of it is kept beside the chain, for a restart to append if this process dies first.
+    const proposed: { proposal: ActionProposal; result: ProposalResult }[] = [];
+    const tailSoFar = (): NewEvent[] => {
+      const tail: NewEvent[] = [];
+      for (const p of proposed)
+        if (p.result.output !== null) tail.push({ event_type: 'tool.output', payload: p.result });
+      for (const p of proposed) {
+        tail.push({ event_type: 'port.proposal', payload: { proposal: p.proposal, result: withoutOutput(p.result) } });
+      }
+      for (const e of session.controlEvents?.() ?? []) tail.push(e);
+      return session.redactPersistence
+        ? tail.map((e) => ({ ...e, payload: redact(e.payload as Record<string, unknown>, turnPatterns) }))
+        : tail;
+    };
+    checkpoints = new RunCheckpointer(store, runId, tailSoFar);
+    const onProposal = (proposal: ActionProposal, result: ProposalResult): void => {
+      proposed.push({ proposal, result });
+      checkpoints?.nudge();
+      options.onProposal?.(proposal, result);
+    };
     // An MCP agent chooses its own steps: it investigates through the same port instead of answering the stages.
     const investigate = asSelfDriven(provider)?.investigate.bind(provider) ?? runInvestigation;
     const investigation = await investigate({
@@ -231,7 +254,7 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
       signal: options.signal,
       retry: options.retry,
       onTurn,
-      onProposal: options.onProposal,
+      onProposal,
     });
 
     // Run-level attacks, in the order forge -> replay -> mutate.
@@ -290,6 +313,7 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
     const toStore = session.redactPersistence
       ? events.map((e) => ({ ...e, payload: redact(e.payload as Record<string, unknown>, patterns) }))
       : events;
+    await checkpoints.stop();
     await turnWrites;
     if (turnWriteError !== null) throw turnWriteError;
     await store.appendMany(
@@ -320,6 +344,7 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
         tampered_copy_verified: harness.tamper_evidence?.verified ?? false,
       },
     });
+    await store.clearCheckpoint?.(runId);
     const chain = await store.verify(runId);
 
     // Oracles and outcome.
@@ -429,6 +454,7 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
       events_recorded: chain.length,
     };
   } finally {
+    await checkpoints?.stop();
     await session.close?.();
     if (ownStore) await store.close();
   }

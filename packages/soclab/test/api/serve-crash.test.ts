@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, type Json, TOKENS, tempDir, until } from './helpers.js';
 
@@ -69,6 +70,8 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('soclab serve stopped by %s mid-c
     let before: Json[];
     let campaignId: string;
     let approval: Json;
+    let checkpoint: Json[];
+    let recoveredLength = 0;
     try {
       const created = await call(s.base, 'POST', '/api/v1/campaigns', {
         as: 'operator',
@@ -96,6 +99,20 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('soclab serve stopped by %s mid-c
       expect(before.filter((e) => e.event_type === 'model.turn').length).toBeGreaterThan(0);
       const open = (await runsOf(s.base)).find((r) => r.run_id === waitingRun);
       expect(open).toMatchObject({ ending: 'open', valid: true, length: before.length });
+      // The rest of what it did (reads, proposals, the policy decision and the approval request) is in its
+      // checkpoint beside the chain, saved within a moment of happening.
+      checkpoint = await until(async () => {
+        const db = new Database(join(dir, 'soclab.sqlite'), { readonly: true, fileMustExist: true });
+        try {
+          const row = db.prepare('select events from run_checkpoints where run_id = ?').get(waitingRun) as
+            | { events: string }
+            | undefined;
+          const events: Json[] = row ? JSON.parse(row.events) : [];
+          return events.some((e) => e.event_type === 'gateway.approval_requested') ? events : undefined;
+        } finally {
+          db.close();
+        }
+      }, 'the checkpoint with the approval request');
     } finally {
       await stop(s.proc, signal);
     }
@@ -103,13 +120,33 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('soclab serve stopped by %s mid-c
     s = await serve(dir);
     try {
       const after = await eventsOf(s.base, waitingRun);
-      // Exactly the events written before the stop, in place, then one terminal event.
-      expect(after).toHaveLength(before.length + 1);
+      // Exactly the events written before the stop, in place, then the checkpointed rest, then one terminal event.
+      // After SIGKILL the rest is the checkpoint seen while waiting; a SIGTERM stop first cancels the wait, and
+      // the control plane's record of that cancellation is kept too.
       expect(after.slice(0, before.length).map((e) => e.event_hash)).toEqual(before.map((e) => e.event_hash));
+      const recovered = after.slice(before.length, -1);
+      const types = (events: Json[]) => events.map((e) => e.event_type as string);
+      if (signal === 'SIGKILL') {
+        expect(types(recovered)).toEqual(types(checkpoint));
+      } else {
+        // The cancelled proposal and its control-plane records come on top of what was checkpointed.
+        const left = [...types(recovered)];
+        for (const t of types(checkpoint)) {
+          const i = left.indexOf(t);
+          expect(i, `recovered events miss a checkpointed ${t}`).toBeGreaterThanOrEqual(0);
+          left.splice(i, 1);
+        }
+        expect(left.length).toBeLessThanOrEqual(3);
+      }
+      expect(after.map((e) => e.event_type)).toEqual(
+        expect.arrayContaining(['tool.output', 'port.proposal', 'gateway.approval_requested']),
+      );
+      recoveredLength = after.length;
       const last = after[after.length - 1];
       expect(last.event_type).toBe('run.interrupted');
       expect(last.payload).toMatchObject({
         events_kept: before.length,
+        events_recovered: recovered.length,
         last_event_type: before[before.length - 1].event_type,
       });
       // What the run was waiting for is on its chain: the exact request left pending.
@@ -127,7 +164,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('soclab serve stopped by %s mid-c
       expect(runs.find((r) => r.run_id === waitingRun)).toMatchObject({
         ending: 'interrupted',
         valid: true,
-        length: before.length + 1,
+        length: after.length,
         first_invalid_sequence: null,
       });
       expect(runs.filter((r) => r.ending === 'open')).toEqual([]);
@@ -146,7 +183,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('soclab serve stopped by %s mid-c
     // Closing is done once: a further restart leaves every chain as it was.
     s = await serve(dir);
     try {
-      expect(await eventsOf(s.base, waitingRun)).toHaveLength(before.length + 1);
+      expect(await eventsOf(s.base, waitingRun)).toHaveLength(recoveredLength);
     } finally {
       await stop(s.proc, 'SIGTERM');
     }
