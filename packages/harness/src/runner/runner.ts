@@ -539,6 +539,8 @@ export interface RunExperimentOptions {
   execute?: RunExecutor;
   /** Check the suite's thresholds (default true). */
   thresholds?: boolean;
+  /** Keep the run folder locked after returning, for a caller that still writes into it; it calls releaseLock. */
+  keepLock?: boolean;
   signal?: AbortSignal;
   context?: PluginContext;
   slim?: (result: TestCaseResult) => TestCaseResult;
@@ -580,6 +582,8 @@ export interface RunExperimentResult {
   progress: RunProgress;
   /** 0 thresholds met (or none), 1 thresholds failed, 3 interrupted. */
   exitCode: 0 | 1 | 3;
+  /** Release the run folder's lock when `keepLock` was set (idempotent; the process ending releases it too). */
+  releaseLock(): void;
 }
 
 /** Build a case filter from `--filter` values. */
@@ -869,7 +873,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     badLines: resumedIndex?.badLines ?? 0,
   });
   await writeExperimentFile(view, experimentPath, scrub);
-  lock.release();
+  if (!options.keepLock) lock.release();
   return {
     runDir,
     journalPath,
@@ -880,5 +884,6 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     thresholds,
     progress: outcome.progress,
     exitCode: state === 'cancelled' ? 3 : thresholds && !thresholds.passed ? 1 : 0,
+    releaseLock: () => lock.release(),
   };
 }

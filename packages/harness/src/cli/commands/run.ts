@@ -226,6 +226,8 @@ export async function executeRun(
   const stopSigint = onSigint(controller, progress);
   const options: RunExperimentOptions = {
     suite,
+    // The folder stays locked until its reports and index entry are written too (one writer per run folder).
+    keepLock: true,
     agent: hooks.agent,
     agentSpec: request.agentSpec ? withSuiteOptions(request.agentSpec, suite) : undefined,
     outDir: request.outDir,
@@ -275,11 +277,15 @@ export async function executeRun(
     });
   }
 
-  await writeReports(result.view, reporters, result.runDir, (t) => suite.redactor.text(t));
-  await hooks.after?.(result, suite);
-  if (request.index !== false) {
-    const { indexAfterRun } = await import('../../store/auto-index.js');
-    await indexAfterRun(result.runDir, { store: request.store, runsDir: request.runsDir });
+  try {
+    await writeReports(result.view, reporters, result.runDir, (t) => suite.redactor.text(t));
+    await hooks.after?.(result, suite);
+    if (request.index !== false) {
+      const { indexAfterRun } = await import('../../store/auto-index.js');
+      await indexAfterRun(result.runDir, { store: request.store, runsDir: request.runsDir });
+    }
+  } finally {
+    result.releaseLock();
   }
   process.stderr.write(`run folder: ${relativeToCwd(result.runDir)}\n`);
   if (result.state === 'cancelled') {

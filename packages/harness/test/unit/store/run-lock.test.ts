@@ -3,7 +3,10 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { TestCase } from '../../../src/core/testcase.js';
+import { runExperiment, type SuiteLike } from '../../../src/runner/runner.js';
 import { acquireRunLock, RUN_LOCK_HOLDER_FILE, RunLockedError } from '../../../src/store/run-lock.js';
+import { scriptedAgent } from '../../helpers/plugins.js';
 
 const root = resolve(__dirname, '../../../../..');
 
@@ -51,5 +54,45 @@ describe('run folder lock', () => {
     const lock = acquireRunLock(dir);
     expect(JSON.parse(readFileSync(join(dir, RUN_LOCK_HOLDER_FILE), 'utf8')).pid).toBe(process.pid);
     lock.release();
+  });
+
+  it('runExperiment holds the lock while it writes, and with keepLock until the caller releases it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aeh-lock-'));
+    const cases: TestCase[] = ['one', 'two'].map((input) => ({
+      id: input,
+      name: input,
+      description: null,
+      input,
+      expected: input,
+      evaluators: [],
+      tags: [],
+      metadata: {},
+      timeout: null,
+      repeat: null,
+      vars: {},
+    }));
+    const suite: SuiteLike = {
+      name: 'lock',
+      version: '1.0',
+      baseDir: process.cwd(),
+      contentHash: 'abc',
+      totalCases: cases.length,
+      agent: { adapter: 'none', options: {} },
+      evaluators: [{ name: 't_equals', options: {}, weight: 1 }],
+      metrics: ['t_pass_rate'],
+      thresholds: {},
+      cases: () => cases,
+    };
+    const out = join(dir, 'run');
+    // A folder another writer holds is refused before anything is read or written.
+    const first = await runExperiment({ suite, agent: scriptedAgent(), outDir: out, keepLock: true });
+    await expect(runExperiment({ suite, agent: scriptedAgent(), resume: out })).rejects.toThrow(
+      `in use by process ${process.pid}`,
+    );
+    first.releaseLock();
+    const again = await runExperiment({ suite, agent: scriptedAgent(), resume: out });
+    expect(again.state).toBe('completed');
+    // Without keepLock the folder is free as soon as runExperiment returns.
+    acquireRunLock(out).release();
   });
 });
