@@ -16,6 +16,8 @@ export function telemetryRequested(flag: boolean | undefined, env: NodeJS.Proces
 /** Load the SDK and build the harness run tracer (OTLP/HTTP export; attributes pass through `scrubber`). */
 export async function loadRunTracer(options: {
   scrubber: SecretScrubber;
+  /** A further redaction after the scrubber (soclab: canary patterns). */
+  redact?: (text: string) => string;
   serviceName?: string;
   serviceVersion?: string;
   endpoint?: string;

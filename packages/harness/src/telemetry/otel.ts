@@ -22,6 +22,8 @@ export interface TracingOptions {
   serviceName: string;
   serviceVersion?: string;
   scrubber: SecretScrubber;
+  /** A further redaction after the scrubber (soclab: its canary patterns). */
+  redact?: (text: string) => string;
   /** OTLP/HTTP base endpoint (default: OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318). */
   endpoint?: string;
   env?: NodeJS.ProcessEnv;
@@ -43,7 +45,8 @@ export interface TracedSpan {
 }
 
 export interface StartOptions {
-  parent?: TracedSpan | null;
+  /** A span of this process, or a W3C traceparent received from elsewhere (e.g. the harness's agent call). */
+  parent?: TracedSpan | string | null;
   kind?: 'internal' | 'client' | 'server';
   /** Epoch milliseconds (for spans recorded after the fact, e.g. an agent's reported tool calls). */
   startTime?: number;
@@ -60,6 +63,20 @@ const SHUTDOWN_MS = 5_000;
 /** Longest string attribute value kept; back-ends truncate anyway, and long values are mostly model text. */
 const MAX_VALUE = 1_000;
 
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** A context whose parent is the span named by a W3C traceparent (a malformed value starts a new trace). */
+function remoteParent(traceparent: string): Context {
+  const m = TRACEPARENT.exec(traceparent.trim());
+  if (!m) return context.active();
+  return trace.setSpanContext(context.active(), {
+    traceId: m[1] as string,
+    spanId: m[2] as string,
+    traceFlags: Number.parseInt(m[3] as string, 16),
+    isRemote: true,
+  });
+}
+
 /** The OTLP/HTTP traces URL: an explicit endpoint, else the standard environment variables, else localhost. */
 export function tracesUrl(endpoint: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const signal = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
@@ -72,11 +89,12 @@ export function createTracing(options: TracingOptions): Tracing {
   const env = options.env ?? process.env;
   const scrub = (value: AttributeValue): AttributeValue => {
     if (typeof value === 'string') {
-      const clean = options.scrubber.text(value);
+      const redact = options.redact ?? ((t: string) => t);
+      const clean = redact(options.scrubber.text(value));
       return clean.length > MAX_VALUE ? `${clean.slice(0, MAX_VALUE)}…` : clean;
     }
     if (Array.isArray(value) && value.every((v) => typeof v === 'string'))
-      return (value as string[]).map((v) => options.scrubber.text(v));
+      return (value as string[]).map((v) => scrub(v) as string);
     return value;
   };
   const clean = (attributes: Record<string, AttributeValue>): Attributes => {
@@ -119,7 +137,12 @@ export function createTracing(options: TracingOptions): Tracing {
 
   return {
     start(name, attributes, o = {}) {
-      const parent: Context = o.parent ? trace.setSpan(context.active(), o.parent.span) : context.active();
+      const parent: Context =
+        typeof o.parent === 'string'
+          ? remoteParent(o.parent)
+          : o.parent
+            ? trace.setSpan(context.active(), o.parent.span)
+            : context.active();
       const span = tracer.startSpan(
         scrub(name) as string,
         { kind: KINDS[o.kind ?? 'internal'], attributes: clean(attributes), startTime: o.startTime },

@@ -8,6 +8,8 @@ import {
   type RunContext,
   type ToolCallRecordInput,
 } from '@aeh/harness';
+import { withTraceparent } from '@aeh/harness/telemetry/context';
+import type { Tracing } from '@aeh/harness/telemetry/otel';
 import type { Env, ModelPrice, ModelProvider } from '@aeh/models';
 import { z } from 'zod';
 import { sha256Hex } from '../contracts/canonical.js';
@@ -23,12 +25,15 @@ import { getScenario, loadCorpus, type ScenarioCorpus } from '../scenarios/loade
 import { getMode } from '../scenarios/modes.js';
 import { runScenario, type ScenarioRunResult } from '../scenarios/runner.js';
 import { solved } from '../scoring/engine.js';
+import { recordScenarioSpans } from '../telemetry/scenario-spans.js';
 import { registerAblationModes } from './ablation.js';
 import { withoutTrustLabels } from './labels.js';
 import { type DecisionRow, RUN_RECORD_SCHEMA, type RunRecord } from './record.js';
 
 /** How one scenario run is configured: mode, model, authority, approver, and where evidence goes. */
 export interface SoclabAgentConfig {
+  /** OpenTelemetry (when tracing is on): each scenario run records its spans under the harness's agent call. */
+  tracing?: Tracing;
   /** A registered mode: `baseline`, `protected`, or an ablation mode `protected-without-<control>`. */
   mode: string;
   /** Provider id (default `mock`, the scripted adversary). */
@@ -232,19 +237,23 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
             16,
           );
         }
-        const result = await runScenario({
-          scenario,
-          corpus,
-          mode: mode.name,
-          provider: providerFor(scenario),
-          evidence: store,
-          authorityLevel: config.authorityLevel ?? 'L4',
-          approvedModels,
-          approver: config.approver ?? null,
-          modeOptions,
-          signal: ctx.signal,
-          retry,
-        });
+        // The agent under test (soclab's http provider) receives the call's traceparent and joins the trace.
+        const result = await withTraceparent(ctx.traceparent, () =>
+          runScenario({
+            scenario,
+            corpus,
+            mode: mode.name,
+            provider: providerFor(scenario),
+            evidence: store,
+            authorityLevel: config.authorityLevel ?? 'L4',
+            approvedModels,
+            approver: config.approver ?? null,
+            modeOptions,
+            signal: ctx.signal,
+            retry,
+          }),
+        );
+        if (config.tracing && ctx.traceparent) recordScenarioSpans(config.tracing, ctx.traceparent, result);
         const record = await recordOf(result, scenario, ctx.repeat, store);
         const o = result.outcome;
         const toolCalls: ToolCallRecordInput[] = result.investigation.proposals.map(({ proposal, result: r }) => ({

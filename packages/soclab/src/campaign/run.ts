@@ -21,6 +21,7 @@ import { ablationModeName, registerAblationModes } from './ablation.js';
 import { createSoclabAgent } from './adapter.js';
 import './evaluators/index.js';
 import './metrics/index.js';
+import { soclabTelemetry } from '../telemetry/session.js';
 import { type RunRecord, recordOf, scoredRun, trustedRecordOf } from './record.js';
 import { slimSoclabResult } from './slim.js';
 import { campaignSuite, corpusEntry, selectScenarios } from './suite.js';
@@ -211,6 +212,8 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   if (options.policyDir) modeOptions.policyDir = resolve(options.policyDir);
   if (hooks.approvalService !== undefined) modeOptions.approvalService = hooks.approvalService;
 
+  // OpenTelemetry, when the process started it (`--otel` or OTEL_EXPORTER_OTLP_ENDPOINT): see docs/observability.md.
+  const telemetry = soclabTelemetry();
   let agent: Awaited<ReturnType<typeof createSoclabAgent>>;
   try {
     agent = await createSoclabAgent({
@@ -230,6 +233,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
       providerFactory: hooks.providerFactory,
       retry: hooks.retry,
       env: hooks.env,
+      tracing: telemetry?.tracing,
     });
   } catch (error) {
     throw new CampaignConfigError((error as Error).message);
@@ -256,6 +260,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
       retry: { maxAttempts: 1 },
       signal: hooks.signal,
       slim: slimSoclabResult,
+      tracer: telemetry?.tracer,
       metadata: {
         soclab: {
           label,

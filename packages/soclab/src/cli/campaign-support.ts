@@ -72,6 +72,7 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
     .option('--out <dir>', help.out, 'runs/latest')
     .option('--policy-dir <dir>', help.policyDir)
     .option('--db <url>', 'evidence database (default: SOCLAB_DATABASE_URL or runs/soclab.sqlite)')
+    .option('--otel', 'export OpenTelemetry traces over OTLP/HTTP (on when OTEL_EXPORTER_OTLP_ENDPOINT is set)')
     .option('--agent-command <command>', 'with --provider mcp: the MCP agent to launch for each scenario run')
     .addOption(
       new Option('--agent-transport <transport>', 'with --provider mcp: how the agent reaches the lab').choices([
@@ -100,6 +101,7 @@ export interface StudyOptionValues {
   db?: string;
   agentCommand?: string;
   agentTransport?: 'http' | 'stdio';
+  otel?: boolean;
 }
 
 /** Run the study the shared options describe (plus `extra`: the mode or `compare`); a bad `--ablate` exits 2. */
@@ -132,7 +134,7 @@ export async function runStudyFromOptions(
       policyDir: opts.policyDir,
       out: opts.out,
     },
-    { db: opts.db },
+    { db: opts.db, otel: opts.otel },
   );
 }
 
@@ -162,6 +164,8 @@ export function preferProductionReact(): void {
 
 export interface StudyCliOptions {
   db?: string;
+  /** `--otel`: trace even without OTEL_EXPORTER_OTLP_ENDPOINT (docs/observability.md). */
+  otel?: boolean;
   quiet?: boolean;
 }
 
@@ -173,6 +177,8 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
   const { summaryLine } = await import('../reports/text.js');
   const tty = Boolean(process.stderr.isTTY) && !process.env.CI && !options.quiet;
   let result: StudyResult;
+  const { startSoclabTelemetry } = await import('../telemetry/session.js');
+  const telemetry = await startSoclabTelemetry(options.otel);
   try {
     result = await runStudy(request, {
       evidenceUrl: options.db,
@@ -190,6 +196,10 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
   } catch (error) {
     if (error instanceof CampaignConfigError) throw new CliError(error.message, EXIT.usage);
     throw error;
+  } finally {
+    await telemetry?.shutdown().catch((err: unknown) => {
+      process.stderr.write(`warning: could not export traces: ${safeText(String(err))}\n`);
+    });
   }
   const out = (line = '') => process.stdout.write(`${safeText(line)}\n`);
   const rel = (p: string) => relative(process.cwd(), p) || '.';

@@ -1,4 +1,5 @@
 import { SecretScrubber } from '@aeh/harness';
+import { currentTraceparent } from '@aeh/harness/telemetry/context';
 import {
   CapabilityUnsupportedError,
   type CreateOptions,
@@ -409,6 +410,9 @@ export class HttpAgentProvider implements ModelProvider {
       'x-soclab-contract': AGENT_CONTRACT_ID,
     };
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
+    // W3C trace context of the harness's agent call, when tracing is on: an instrumented agent joins the trace.
+    const traceparent = currentTraceparent();
+    if (traceparent) headers.traceparent = traceparent;
     return headers;
   }
 
