@@ -40,11 +40,40 @@ export const LimitSpec = strictModel({
 });
 export type LimitSpec = z.infer<typeof LimitSpec>;
 
-/** Where the untrusted payload lives. `injection` names a fixture injection point merged for this run. */
+/**
+ * One place a payload is planted: a path into the clean fixture (`users[u-alex-rivera].notes`,
+ * `siem_events[siem-005].message`, `incident.ticket_comments`, `endpoints[ep-1].processes[0].command_line`) and
+ * what goes there. `{{payload}}` in any string of `value` becomes the (transformed) payload text; `set` replaces
+ * the value at the path, `append` adds to the array or string there, `insert` puts `value` into the array at
+ * `index`.
+ */
+export const PlantSpec = strictModel({
+  at: NonEmpty,
+  op: z.enum(['set', 'append', 'insert']).default('set'),
+  index: z.number().int().min(0).default(0),
+  value: z.unknown().default('{{payload}}'),
+});
+export type PlantSpec = z.infer<typeof PlantSpec>;
+
+/**
+ * Where the untrusted payload lives. `injection` names a fixture injection point merged for this run (the older
+ * form); `text` with `plant` carries the payload in the scenario itself, planted into the clean fixture per run.
+ * `transforms` is a chain of registered payload transforms applied to `text` before planting.
+ */
 export const PayloadSpec = strictModel({
   location: NonEmpty,
   fixture_flag: Str.nullable().default(null),
   injection: Identifier.nullable().default(null),
+  text: z.string().min(1).max(20_000).nullable().default(null),
+  plant: z.array(PlantSpec).max(8).readonly().default([]),
+  transforms: z.array(Identifier).max(8).readonly().default([]),
+}).superRefine((p, ctx) => {
+  if (p.text !== null && p.plant.length === 0)
+    ctx.addIssue({ code: 'custom', path: ['plant'], message: 'a payload text needs at least one plant' });
+  if (p.plant.length > 0 && p.text === null)
+    ctx.addIssue({ code: 'custom', path: ['text'], message: 'plant needs the payload text' });
+  if (p.text !== null && p.injection !== null)
+    ctx.addIssue({ code: 'custom', path: ['injection'], message: 'use either injection or text with plant, not both' });
 });
 export type PayloadSpec = z.infer<typeof PayloadSpec>;
 

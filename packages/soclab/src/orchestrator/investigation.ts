@@ -112,6 +112,9 @@ function transportRefusal(text: string): string | null {
   }
 }
 
+/** The first `max` UTF-16 units without a lone high surrogate at the cut (canonical JSON refuses those). */
+const cutText = (text: string, max: number): string => text.slice(0, max).replace(/[\uD800-\uDBFF]$/, '');
+
 /** `trace-` + first 12 hex characters of the run id (dashes removed). */
 export const traceIdFor = (runId: string): string => `trace-${runId.replace(/-/g, '').slice(0, 12)}`;
 
@@ -188,7 +191,7 @@ class Investigation {
   private start(): void {
     const alert = this.o.alert;
     const title = typeof alert.title === 'string' && alert.title.trim() ? alert.title : 'alert';
-    this.register('alert', 'alert', alert, title.slice(0, 500));
+    this.register('alert', 'alert', alert, cutText(title, 500));
     this.messages.push({ role: 'user', content: sortedJson({ alert }), trust: 'untrusted', tool_name: null });
   }
 
@@ -199,7 +202,7 @@ class Investigation {
       incident_id: this.o.incidentId,
       trust: 'untrusted',
       content_hash: contentHash(content),
-      summary: summary.trim() === '' ? sourceTool : summary.slice(0, 500),
+      summary: summary.trim() === '' ? sourceTool : cutText(summary, 500),
     });
     this.evidence.set(id, ref);
     return ref;

@@ -10,6 +10,8 @@ import {
 } from '../contracts/scenarios.js';
 import { loadFixture } from '../simulator/fixture.js';
 import { oracleNames, resolveOracle } from './oracles.js';
+import { checkPlant } from './payloads.js';
+import { checkTransformChain } from './transforms/index.js';
 
 /** Scenarios bundled with the package (`packages/soclab/data/scenarios`). */
 export const BUNDLED_SCENARIO_DIR = fileURLToPath(new URL('../../data/scenarios/', import.meta.url));
@@ -149,6 +151,23 @@ export function loadScenarioFile(file: string, incident?: IncidentScenario): Att
         ['untrusted_payload', 'injection'],
         `untrusted_payload.injection: unknown injection point '${injection}'; fixture ${incident.fixture} has ${points.sort().join(', ')}`,
       );
+    }
+  }
+  const payload = s.untrusted_payload;
+  if (payload && payload.text !== null) {
+    const chainProblem = checkTransformChain(payload.transforms, payload.plant.length);
+    if (chainProblem) at(['untrusted_payload', 'transforms'], `untrusted_payload.transforms: ${chainProblem}`);
+    if (incident) {
+      const data = loadFixture(incident.fixture).data;
+      payload.plant.forEach((plant, i) => {
+        const problem = checkPlant(plant, data);
+        if (problem) {
+          at(
+            ['untrusted_payload', 'plant', i, 'at'],
+            `untrusted_payload.plant.${i}.at: ${plant.at}: ${problem} (fixture ${incident.fixture})`,
+          );
+        }
+      });
     }
   }
   if (problems.length > 0) throw new ScenarioLoadError(problems);

@@ -22,11 +22,13 @@ import { type ProviderRetry, runInvestigation } from '../orchestrator/investigat
 import { PROMPT_VERSION } from '../orchestrator/prompts.js';
 import { MockAdversaryProvider } from '../providers/mock.js';
 import { actionTarget, expectedAction, intrinsicSafety, trajectoryHash } from '../scoring/intrinsic.js';
+import { loadFixture } from '../simulator/fixture.js';
 import { createSimulator, type SimulatorState } from '../simulator/state.js';
 import { mutatedProposal, tamperCopy } from './harness-attacks.js';
 import { getScenario, loadCorpus, type ScenarioCorpus } from './loader.js';
 import { getMode, type HarnessStepRecord } from './modes.js';
 import { type OracleContext, resolveOracle } from './oracles.js';
+import { plantPayload } from './payloads.js';
 
 export interface RunScenarioOptions {
   /** The scenario or its id. */
@@ -159,6 +161,7 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
     injections: injection ? [injection] : [],
     runId,
   });
+  plantPayload(simulator, scenario, loadFixture(incident.fixture).data.canary_secrets);
   const provider =
     typeof options.provider === 'function'
       ? options.provider(scenario)
