@@ -20,6 +20,7 @@ export function register(program: Command): void {
     .option('--config <file>', 'server configuration (JSON or YAML): tokens, data_dir, database_url, limits')
     .option('--data-dir <dir>', 'where the database, campaign run folders and a generated token live')
     .option('--log', 'log requests to stderr')
+    .option('--otel', 'export OpenTelemetry traces of every campaign (on when OTEL_EXPORTER_OTLP_ENDPOINT is set)')
     .addHelpText(
       'after',
       '\nTokens: `tokens` in --config, or SOCLAB_API_TOKENS="name:role:token,..." (roles viewer, operator, approver,\n' +
@@ -39,6 +40,9 @@ export function register(program: Command): void {
         if (error instanceof ServerConfigError) throw new CliError(error.message, EXIT.usage);
         throw error;
       }
+      // Campaigns started through the API are traced like CLI ones (docs/observability.md); the SDK loads only then.
+      const { startSoclabTelemetry } = await import('../../telemetry/session.js');
+      const telemetry = await startSoclabTelemetry(opts.otel);
       const server = await createApiServer({ config });
       let url: string;
       try {
@@ -71,5 +75,6 @@ export function register(program: Command): void {
       });
       process.stderr.write('soclab serve: stopping\n');
       await server.close();
+      await telemetry?.shutdown().catch(() => {});
     });
 }
