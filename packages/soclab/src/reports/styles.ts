@@ -27,7 +27,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .pass { color: var(--good); font-weight: 600; }
 .fail { color: var(--bad); font-weight: 600; }
 .muted { color: var(--muted); }
-code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; word-break: break-all; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; overflow-wrap: anywhere; }
 .chart { display: block; margin: 6px 0; }
 .chart-label, .chart-value, .chart-axis { font-size: 12px; fill: var(--ink); }
 .chart-axis { fill: var(--muted); font-size: 10px; }
@@ -37,6 +37,22 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 .chart-bad { fill: var(--bad); }
 .chart-grid { stroke: #e3e7eb; }
 .chart-ci { stroke: var(--ink); stroke-width: 1.5; }
+.badge { display: inline-block; border-radius: 9px; padding: 0 7px; font-size: 11px; font-weight: 600; margin: 1px 4px 1px 0; white-space: nowrap; background: #eef1f4; color: var(--muted); }
+.badge.good { background: #e3f4e8; color: var(--good); }
+.badge.bad { background: #fde8e6; color: var(--bad); }
+.badge.warn { background: #fff1da; color: var(--warn); }
+dl.kv { margin: 0; display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0 10px; font-size: 12px; }
+dl.kv div { display: contents; }
+dl.kv dt { color: var(--muted); }
+dl.kv dd { margin: 0; overflow-wrap: anywhere; }
+details.decision-group { border: 1px solid var(--line); border-radius: 6px; margin: 6px 0; padding: 4px 10px; }
+details.decision-group > summary { cursor: pointer; padding: 2px 0; }
+details.raw > summary { cursor: pointer; color: var(--muted); font-size: 11px; }
+details.raw pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 11px; background: var(--bg); padding: 4px 6px; margin: 2px 0; }
+.event-label { font-weight: 600; }
+table.events { table-layout: fixed; }
+table.events th:nth-child(1) { width: 56px; }
+table.events th:nth-child(2) { width: 190px; }
 ul.limitations li { margin: 2px 0; }
 footer { color: var(--muted); font-size: 12px; margin-top: 28px; border-top: 1px solid var(--line); padding-top: 8px; }
 @media print { main { padding: 0; } h2 { break-after: avoid; } tr { break-inside: avoid; } }

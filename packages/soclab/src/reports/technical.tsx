@@ -17,6 +17,7 @@ import {
   RunsBanner,
   TiersTable,
 } from './components.js';
+import { ArgumentList, chainAnchor, DecisionsByScenario } from './decisions.js';
 import { fixed, humanize, proportionText } from './format.js';
 
 const yes = (b: boolean, bad = true) => <td className={b === bad ? 'fail' : 'pass'}>{b ? 'yes' : 'no'}</td>;
@@ -261,7 +262,7 @@ export function TechnicalReport({ s }: Props) {
               <td className="num">{`${r.claims_supported}/${r.claims_total}`}</td>
               <td>
                 {r.recommended_tool ?? 'none'}
-                {r.action_arguments ? <div className="mono">{r.action_arguments}</div> : null}
+                {r.action_arguments ? <ArgumentList json={r.action_arguments} /> : null}
                 <div className="muted">
                   {`${r.action_status ?? '-'}${r.action_reasons.length > 0 ? ` [${r.action_reasons.join(', ')}]` : ''}`}
                 </div>
@@ -299,30 +300,7 @@ export function TechnicalReport({ s }: Props) {
       ) : null}
 
       <h2>Policy decisions, approvals and executions</h2>
-      {s.decisions.length === 0 ? (
-        <p className="muted">No control-plane decisions (baseline: proposals executed directly).</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Scenario</th>
-              <th className="num">Seq</th>
-              <th>Event</th>
-              <th>Detail</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.decisions.map((d) => (
-              <tr key={`${d.scenario_id}#${d.repeat}#${d.sequence}`}>
-                <td>{`${d.scenario_id}${d.repeat > 0 ? ` #${d.repeat}` : ''}`}</td>
-                <td className="num">{d.sequence}</td>
-                <td>{d.type}</td>
-                <td className="mono">{d.detail}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DecisionsByScenario s={s} />
 
       <h2>Audit chain verification</h2>
       <p className={s.chains.all_valid ? 'verdict-ok' : 'verdict-bad'}>{chainStatusText(s.chains)}</p>
@@ -338,7 +316,7 @@ export function TechnicalReport({ s }: Props) {
         </thead>
         <tbody>
           {s.chains.runs.map((r) => (
-            <tr key={`${r.scenario_id}#${r.repeat}`}>
+            <tr key={`${r.scenario_id}#${r.repeat}`} id={chainAnchor(r.scenario_id, r.repeat)}>
               <td>{`${r.scenario_id}${r.repeat > 0 ? ` #${r.repeat}` : ''}`}</td>
               <td className="mono">{r.run_id}</td>
               <td className={r.valid ? 'pass' : 'fail'}>

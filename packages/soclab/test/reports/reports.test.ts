@@ -51,7 +51,7 @@ describe('untrusted agent output in reports', () => {
   it('redacts the canary (literal and base64) from every report, scorecard and summary', () => {
     const technical = read(study.reports.baseline!.technical);
     // The hostile argument did carry the canary: it shows up redacted where the arguments are printed.
-    expect(technical).toMatch(/&quot;note&quot;:&quot;\[REDACTED\] \[REDACTED\]&quot;/);
+    expect(technical).toMatch(/<dt>note<\/dt><dd>\[REDACTED\] \[REDACTED\]<\/dd>/);
     for (const file of everyReport()) expect(findLeaks(read(file), { sink: 'report' }), file).toEqual([]);
     // Baseline evidence did persist canaries: the reports count the leak without copying it.
     expect(study.scorecards.baseline!.assessment.leakage.runs_with_leak.numerator).toBeGreaterThan(0);
