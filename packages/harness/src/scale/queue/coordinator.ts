@@ -253,13 +253,15 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
       return key ? [jobOf(id, key)] : [];
     });
     if (jobs.length === 0) return true;
+    let failedWhileUp = 0;
     for (;;) {
       try {
         await queue.addBulk(jobs);
         return true;
       } catch (err) {
-        // Only an outage is waited out; any other error is a real failure.
-        if ((await probe()) !== null) throw err;
+        // Only an outage is waited out; failing again while Redis answers is a real failure. (Once is not:
+        // Redis may have come back between the failed command and the probe.)
+        if ((await probe()) !== null && ++failedWhileUp >= 2) throw err;
         if (gaveUp || signal?.aborted) return false;
         await sleep(500);
       }

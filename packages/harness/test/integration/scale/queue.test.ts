@@ -1,13 +1,23 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bin,
+  comparable,
+  exited,
+  experiment,
+  type JournalResult,
+  journalResults,
+  root,
+  startHarness,
+  waitFor,
+  workerArgs,
+} from './queue-processes.js';
 import { testRedis } from './redis-server.js';
 
 // Distributed runs on a real redis-server with real worker processes of the built CLI.
-const root = resolve(__dirname, '../../../../..');
-const bin = join(root, 'packages/harness/bin/harness.js');
 const agentFixture = join(root, 'packages/harness/test/fixtures/scale/slow-agent.mjs');
 const TOKEN = 'tok-9f2c1e77aa0b';
 const redis = testRedis();
@@ -40,75 +50,8 @@ function suiteDir(): string {
   return d;
 }
 
-function start(args: string[], cwd: string, env: Record<string, string | undefined>): ChildProcess {
-  const child = spawn(process.execPath, [bin, ...args], {
-    cwd,
-    env: { ...process.env, NO_COLOR: '1', CI: '', QUEUE_TEST_TOKEN: undefined, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr?.on('data', (b) => {
-    err += b;
-  });
-  Object.defineProperty(child, 'errText', { get: () => err });
-  children.push(child);
-  return child;
-}
-
-/** Resolves on 'close' (the process exited and its stderr was read to the end), with the exit code. */
-function exited(child: ChildProcess, ms = 90_000): Promise<number | null> {
-  if (
-    child.stdout?.closed !== false &&
-    child.stderr?.closed !== false &&
-    (child.exitCode !== null || child.signalCode !== null)
-  )
-    return Promise.resolve(child.exitCode);
-  return new Promise((res, rej) => {
-    const t = setTimeout(() => rej(new Error(`process ${child.pid} did not exit within ${ms} ms`)), ms);
-    child.once('close', (code) => {
-      clearTimeout(t);
-      res(code);
-    });
-  });
-}
-
-interface JournalResult {
-  test_id: string;
-  repeat: number;
-  metadata: Record<string, unknown>;
-  [k: string]: unknown;
-}
-
-function journalResults(dir: string): JournalResult[] {
-  const file = join(dir, 'journal.jsonl');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('{"type":"result"'))
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l).result as JournalResult];
-      } catch {
-        return []; // a line being written
-      }
-    });
-}
-
-async function waitFor(what: string, check: () => boolean, ms = 60_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-function experiment(dir: string) {
-  return JSON.parse(readFileSync(join(dir, 'experiment.json'), 'utf8'));
-}
-
-/** What must match a local run: everything except timings and which worker ran it. */
-function comparable(results: JournalResult[]) {
-  return results.map(({ duration: _d, started_at: _s, finished_at: _f, metadata: _m, ...rest }) => rest);
+function start(args: string[], cwd: string, env: Record<string, string | undefined>) {
+  return startHarness(children, args, cwd, { QUEUE_TEST_TOKEN: undefined, ...env });
 }
 
 function localRun(dir: string): void {
@@ -161,20 +104,6 @@ async function redisKeys(url: string, pattern: string): Promise<string[]> {
   }
 }
 
-// Short enough that a killed worker's jobs come back within seconds, long enough (renewed every 1.5 s) that a
-// live worker starved of CPU on a loaded machine does not lose its locks.
-const workerArgs = (url: string, concurrency: number) => [
-  'worker',
-  '--queue',
-  url,
-  '--concurrency',
-  String(concurrency),
-  '--lock-duration',
-  '3000',
-  '--stalled-interval',
-  '1000',
-];
-
 if (!redis.available && process.env.CI) {
   describe('distributed runs (Redis)', () => {
     it('needs Redis in CI', () => {
@@ -224,7 +153,7 @@ if (!redis.available && process.env.CI) {
       const duringRun = await redisText(url);
 
       const code = await exited(coordinator);
-      const stderr = (coordinator as unknown as { errText: string }).errText;
+      const stderr = coordinator.errText;
       expect(stderr).not.toMatch(/harness: (?!warning)/);
       expect(code).toBe(0);
 
@@ -281,7 +210,7 @@ if (!redis.available && process.env.CI) {
         {},
       );
       const code = await exited(second);
-      expect((second as unknown as { errText: string }).errText).not.toMatch(/harness: (?!warning)/);
+      expect(second.errText).not.toMatch(/harness: (?!warning)/);
       expect(code).toBe(0);
 
       const results = journalResults(join(dir, 'dist'));
