@@ -27,6 +27,13 @@ export interface ReplayStep {
   /** Chain sequences this step was read from. */
   sequences: number[];
   data: Record<string, unknown>;
+  /** What a reviewer reads first: a verdict (a run-level attack stopped or not, how the run ended) and labelled facts. */
+  summary?: StepSummary;
+}
+
+export interface StepSummary {
+  verdict: { text: string; tone: 'good' | 'bad' | 'warn' | 'muted' } | null;
+  facts: [string, string][];
 }
 
 export interface Replay {
@@ -38,6 +45,81 @@ export interface Replay {
 }
 
 type Payload = Record<string, unknown>;
+
+const shown = (v: unknown): string =>
+  v === null || v === undefined || v === ''
+    ? '-'
+    : Array.isArray(v)
+      ? v.length === 0
+        ? 'none'
+        : v.map(shown).join(', ')
+      : typeof v === 'object'
+        ? Object.entries(v as Payload)
+            .map(([k, x]) => `${k}=${shown(x)}`)
+            .join(', ')
+        : typeof v === 'boolean'
+          ? v
+            ? 'yes'
+            : 'no'
+          : String(v);
+
+const factsOf = (p: Payload, labels: [string, string][]): [string, string][] =>
+  labels.filter(([k]) => p[k] !== undefined).map(([k, label]) => [label, shown(p[k])]);
+
+function runStartedSummary(p: Payload): StepSummary {
+  return {
+    verdict: null,
+    facts: factsOf(p, [
+      ['scenario_id', 'scenario'],
+      ['scenario_version', 'scenario version'],
+      ['attack_class', 'attack class'],
+      ['scenario_family', 'family'],
+      ['scenario_difficulty', 'difficulty'],
+      ['mode', 'mode'],
+      ['provider', 'provider'],
+      ['model', 'model'],
+      ['incident_id', 'incident'],
+      ['fixture', 'fixture'],
+      ['fixture_version', 'fixture version'],
+      ['injections', 'injections'],
+    ]),
+  };
+}
+
+/** A run-level attack (performed by the harness, not the model): stopped, succeeded, or not attempted. */
+function harnessAttackSummary(p: Payload): StepSummary {
+  const detail = obj(p.detail);
+  const succeeded = p.succeeded === true || p.honoured === true;
+  const verdict =
+    p.attempted === false
+      ? { text: 'not attempted', tone: 'muted' as const }
+      : succeeded
+        ? { text: 'succeeded', tone: 'bad' as const }
+        : { text: 'stopped', tone: 'good' as const };
+  const stoppedBy = p.stopped_by ?? detail.executor ?? detail.replay;
+  const facts: [string, string][] = [['attack', String(p.attack ?? '?').replace(/_/g, ' ')]];
+  if (verdict.text === 'stopped' && stoppedBy !== undefined && stoppedBy !== null)
+    facts.push(['stopped by', shown(stoppedBy)]);
+  if (p.attempted === false && detail.reason !== undefined) facts.push(['why not', shown(detail.reason)]);
+  for (const [k, v] of Object.entries(detail)) {
+    if (k === 'executor' || k === 'replay' || k === 'reason') continue;
+    facts.push([k.replace(/_/g, ' '), shown(v)]);
+  }
+  return { verdict, facts };
+}
+
+function runFinishedSummary(p: Payload): StepSummary {
+  const status = str(p.status) ?? '?';
+  const tone = status === 'complete' ? 'good' : status === 'incomplete' ? 'warn' : 'bad';
+  return {
+    verdict: { text: status, tone },
+    facts: factsOf(p, [
+      ['failure_reason', 'failure reason'],
+      ['forged_grant_honored', 'forged grant honoured'],
+      ['tampered_copy_verified', 'tampered copy verified'],
+    ]),
+  };
+}
 const obj = (v: unknown): Payload => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Payload) : {});
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
@@ -139,6 +221,7 @@ export function buildReplay(events: readonly StoredAuditEvent[], verification: C
         at: null,
         sequences: [sequence],
         data: payload,
+        summary: runStartedSummary(payload),
       });
     } else if (type === 'model.turn') {
       const stage = str(payload.stage);
@@ -243,13 +326,15 @@ export function buildReplay(events: readonly StoredAuditEvent[], verification: C
         },
       };
     } else if (type === 'harness.attack') {
+      const summary = harnessAttackSummary(payload);
       tail.push({
         index: 0,
         kind: 'harness_attack',
-        title: `Run-level attack: ${String(payload.attack ?? '?').replace(/_/g, ' ')}`,
+        title: `Run-level attack: ${String(payload.attack ?? '?').replace(/_/g, ' ')} → ${summary.verdict?.text ?? '?'}`,
         at: null,
         sequences: [sequence],
         data: payload,
+        summary,
       });
     } else if (type === 'run.finished') {
       tail.push({
@@ -259,6 +344,7 @@ export function buildReplay(events: readonly StoredAuditEvent[], verification: C
         at: null,
         sequences: [sequence],
         data: payload,
+        summary: runFinishedSummary(payload),
       });
     } else {
       loose.push({ index: 0, kind: 'control_event', title: type, at: null, sequences: [sequence], data: payload });

@@ -17,6 +17,39 @@ const STATUS_TONE: Record<string, 'good' | 'bad' | 'warn' | 'info' | 'muted'> = 
   proposed: 'muted',
 };
 
+const cell = (v: unknown): string =>
+  v === null || v === undefined
+    ? '–'
+    : typeof v === 'object'
+      ? JSON.stringify(v)
+      : typeof v === 'boolean'
+        ? v
+          ? 'yes'
+          : 'no'
+        : String(v);
+
+/** An object as a key/value list (values as text, so untrusted strings stay text), the JSON one click away. */
+function KeyValues({ value, label }: { value: unknown; label: string }) {
+  const entries = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : [];
+  if (entries.length === 0) return <Json value={value} label={label} />;
+  return (
+    <>
+      <dl className="facts" data-label={label}>
+        {entries.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd className="untrusted">{cell(v)}</dd>
+          </div>
+        ))}
+      </dl>
+      <details>
+        <summary>Raw JSON ({label})</summary>
+        <Json value={value} label={label} />
+      </details>
+    </>
+  );
+}
+
 function ModelTurn({ d }: { d: Data }) {
   const usage = (d.usage ?? {}) as Data;
   return (
@@ -47,7 +80,7 @@ function Action({ d }: { d: Data }) {
         <Chips items={list(d.reason_codes)} />
       </p>
       <h3>Proposal (written by the model: untrusted)</h3>
-      <Json value={d.arguments} label="arguments" />
+      <KeyValues value={d.arguments} label="arguments" />
       <p className="small">
         Rationale: <span className="untrusted">{text(d.rationale)}</span> · evidence:{' '}
         {list(d.evidence_refs)
@@ -142,7 +175,7 @@ function Action({ d }: { d: Data }) {
       {d.receipt ? (
         <>
           <h3>Execution receipt</h3>
-          <Json value={d.receipt} />
+          <KeyValues value={d.receipt} label="receipt" />
         </>
       ) : null}
       {d.tool_output !== null && d.tool_output !== undefined ? (
@@ -183,12 +216,39 @@ function Finding({ d }: { d: Data }) {
   );
 }
 
+/** A step the server summarised (run start and end, run-level attacks): verdict, labelled facts, raw JSON a click away. */
+function Summary({ step }: { step: ReplayStep }) {
+  const summary = step.summary;
+  if (!summary) return <Json value={step.data} />;
+  return (
+    <>
+      {summary.verdict ? (
+        <p data-testid="step-verdict">
+          <Pill tone={summary.verdict.tone}>{summary.verdict.text}</Pill>
+        </p>
+      ) : null}
+      <dl className="facts" data-testid="step-facts">
+        {summary.facts.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+      <details>
+        <summary>Raw JSON</summary>
+        <Json value={step.data} />
+      </details>
+    </>
+  );
+}
+
 function StepBody({ step }: { step: ReplayStep }) {
   const d = step.data as Data;
   if (step.kind === 'model_turn') return <ModelTurn d={d} />;
   if (step.kind === 'action') return <Action d={d} />;
   if (step.kind === 'finding') return <Finding d={d} />;
-  return <Json value={d} />;
+  return <Summary step={step} />;
 }
 
 /** Step through one run's evidence chain, with the chain's verification status. */
