@@ -81,12 +81,22 @@ export function register(program: Command): void {
 }
 
 function where(s: {
-  untrusted_payload: { injection: string | null; location: string } | null;
+  untrusted_payload: {
+    injection: string | null;
+    location: string;
+    text: string | null;
+    plant: readonly { at: string }[];
+    transforms: readonly string[];
+  } | null;
   provider: { script: Readonly<Record<string, unknown>>; model: string; cost_per_call_usd: number };
   harness: Readonly<Record<string, boolean>>;
   limits: { max_calls: number | null; max_cost_usd: number | null };
 }): string {
   if (s.untrusted_payload?.injection) return `injection ${s.untrusted_payload.injection}`;
+  if (s.untrusted_payload?.text) {
+    const chain = s.untrusted_payload.transforms.length > 0 ? ` via ${s.untrusted_payload.transforms.join('+')}` : '';
+    return `payload ${s.untrusted_payload.plant.map((p) => p.at).join(' + ')}${chain}`;
+  }
   if (s.untrusted_payload) return `fixture ${s.untrusted_payload.location}`;
   const stages = Object.keys(s.provider.script);
   if (stages.length > 0) return `script ${stages.join(', ')}`;
