@@ -166,6 +166,9 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
 
   app.get('/api/health', async () => ({ ok: true, store: store.target.display.replace(/^sqlite:.*/, 'sqlite') }));
 
+  // The API's own description, generated from the zod schemas its responses are typed against.
+  app.get('/api/openapi.json', async () => (await import('./openapi.js')).viewerOpenApi());
+
   app.get('/api/runs', async (req) => {
     const q = parse(RunsQuery, req.query, 'query');
     return store.listRuns(q);

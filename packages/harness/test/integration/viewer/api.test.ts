@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type RunStore } from '../../../src/store/index.js';
+import { viewerOpenApi } from '../../../src/viewer/openapi.js';
 import { startViewer, type Viewer } from '../../../src/viewer/server.js';
+import { responseChecker } from '../../helpers/openapi-check.js';
 import { endLine, resultLine, writeRunFolder } from '../../unit/store/run-fixtures.js';
 import { createTempDatabase, PG_URL, requirePgOrSkip, type TempDatabase } from '../store/pg-database.js';
 
@@ -19,9 +21,15 @@ describe.each(backends)('viewer API on $name', (backend) => {
   let live: string;
   let pgDb: TempDatabase | null = null;
 
+  // Every response the tests see is checked against the OpenAPI document's schema for its route and status.
+  const contract = responseChecker(viewerOpenApi(), { notFoundSchema: 'Error' });
+
   async function get<T>(path: string): Promise<{ status: number; body: T }> {
-    const res = await fetch(new URL(path, viewer.url));
-    return { status: res.status, body: (await res.json()) as T };
+    const url = new URL(path, viewer.url);
+    const res = await fetch(url);
+    const body = (await res.json()) as T;
+    contract.check('GET', url.pathname, res.status, res.headers.get('content-type'), body);
+    return { status: res.status, body };
   }
 
   beforeAll(async () => {
@@ -139,6 +147,25 @@ describe.each(backends)('viewer API on $name', (backend) => {
       ]);
       const f = await get<{ runs_considered: number }>('api/suites/api-suite/flaky');
       expect(f.body.runs_considered).toBe(3);
+    });
+
+    it('serves its OpenAPI document, and every response so far matched it', async () => {
+      const run = await get<{ id: string; header: { id: string } }>('api/runs/base-run');
+      expect(run.body.header.id).toBe('base-run');
+      const { status, body } = await get<{ openapi: string; paths: Record<string, unknown> }>('api/openapi.json');
+      expect(status).toBe(200);
+      expect(body).toEqual(JSON.parse(JSON.stringify(viewerOpenApi())));
+      // The hook saw real traffic on the main routes (a test that skipped them would prove nothing).
+      for (const route of [
+        'GET /api/runs 200',
+        'GET /api/runs/{id} 200',
+        'GET /api/runs/{id} 404',
+        'GET /api/runs/{id}/cases 200',
+        'GET /api/runs/{id}/cases 400',
+        'GET /api/compare 200',
+      ]) {
+        expect(contract.seen).toContain(route);
+      }
     });
 
     it('refuses requests addressed to another host name (DNS rebinding)', async () => {
