@@ -4,14 +4,16 @@ import { createRunFolder, type RetryPolicy, type RunProgress, runExperiment, typ
 import type { ModelProvider } from '@aeh/models';
 import { z } from 'zod';
 import type { CorpusEntry } from '../contracts/campaign.js';
+import { sha256Hex } from '../contracts/canonical.js';
 import { AuthorityLevel } from '../contracts/enums.js';
+import { withReproducibleScope } from '../contracts/reproducible.js';
 import type { AttackScenario } from '../contracts/scenarios.js';
 import { ABLATABLE_CONTROLS, type AblatableControl } from '../control/ablation.js';
 import { parseApproverMode } from '../control/approver.js';
 import type { EvidenceStore } from '../evidence/store.js';
 import { PROMPT_VERSION } from '../orchestrator/prompts.js';
 import { isLiveProvider, providerValidationLabel } from '../providers/registry.js';
-import { buildScorecard, type Scorecard } from '../reports/scorecard.js';
+import { buildScorecard, reportDate, type Scorecard } from '../reports/scorecard.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import { corpusFingerprint, uncheckedCorpusReason } from '../scenarios/validity.js';
 import { assess } from '../scoring/engine.js';
@@ -54,6 +56,17 @@ export const CampaignRequest = z.strictObject({
   policyDir: z.string().optional(),
   /** Run user scenarios that have not passed `soclab scenarios check` (also SOCLAB_ALLOW_UNCHECKED_SCENARIOS=1). */
   allowUncheckedScenarios: z.boolean().default(false),
+  /**
+   * Reproducible mode: ids, timestamps and grant keys derive from this seed (times start at SOURCE_DATE_EPOCH) and
+   * wall-clock latency is left out of the scorecard, so the same campaign gives byte-identical reports. See
+   * contracts/reproducible.ts for what a seeded campaign gives up (its grants are no secret to who knows the seed).
+   */
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
 });
 export type CampaignRequest = z.infer<typeof CampaignRequest>;
 export type CampaignRequestInput = z.input<typeof CampaignRequest>;
@@ -87,6 +100,8 @@ export interface CampaignInfo {
   models_returned?: string[];
   /** The corpus hash and, per scenario, its source (`bundled` or a path) and content hash. */
   corpus?: { sha256: string; scenarios: { id: string; source: string; sha256: string }[] };
+  /** Set when the campaign ran in the reproducible mode (`--seed`): the seed and the clock's starting time. */
+  reproducible?: { seed: number; epoch: string; latency: 'not_reported' } | null;
 }
 
 export interface CampaignRun {
@@ -214,6 +229,14 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
 
   // OpenTelemetry, when the process started it (`--otel` or OTEL_EXPORTER_OTLP_ENDPOINT): see docs/observability.md.
   const telemetry = soclabTelemetry();
+  // Reproducible mode: the clock starts at SOURCE_DATE_EPOCH (else now) and each scenario run gets its own scope.
+  const seeded = options.seed === undefined ? null : { seed: options.seed, epochMs: campaignEpochMs() };
+  // Its run ids repeat by design, so unless told otherwise its chains go to a fresh database in its own run folder
+  // (a shared one would append a second campaign's events to the first one's chains).
+  const seededEvidence =
+    seeded && hooks.runDir && !hooks.evidence && !hooks.evidenceUrl && !process.env.SOCLAB_DATABASE_URL
+      ? join(resolve(hooks.runDir), 'evidence.sqlite')
+      : undefined;
   let agent: Awaited<ReturnType<typeof createSoclabAgent>>;
   try {
     agent = await createSoclabAgent({
@@ -228,7 +251,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
       modeOptions,
       withoutLabels: options.ablate === 'labels',
       evidence: hooks.evidence,
-      evidenceUrl: hooks.evidenceUrl,
+      evidenceUrl: hooks.evidenceUrl ?? seededEvidence,
       corpus,
       providerFactory: hooks.providerFactory,
       retry: hooks.retry,
@@ -252,7 +275,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   try {
     experiment = await runExperiment({
       suite,
-      agent,
+      agent: seeded ? seededAgent(agent, seeded, label) : agent,
       outDir: runDir,
       repeat: options.repeats,
       concurrency: options.concurrency,
@@ -305,6 +328,9 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   records.sort(
     (a, b) => (order.get(a.outcome.scenario_id) ?? 0) - (order.get(b.outcome.scenario_id) ?? 0) || a.repeat - b.repeat,
   );
+  // Wall-clock latency differs between identical runs: a seeded campaign leaves it out of what it scores and
+  // reports (the harness journal keeps each call's measured duration for `harness view`).
+  if (seeded) records.splice(0, records.length, ...records.map(withoutLatency));
   const scoringCorpus = selection.applicable.map(corpusEntry);
   const assessment = assess({
     runs: records.map(scoredRun),
@@ -319,8 +345,9 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   }
   const header = experiment.view.header;
   const first = records[0];
+  const epoch = seeded ? new Date(seeded.epochMs).toISOString() : null;
   const info: CampaignInfo = {
-    campaign_id: header.id,
+    campaign_id: seeded ? sha256Hex(`soclab-seeded-campaign\0${seeded.seed}\0${label}`).slice(0, 12) : header.id,
     label,
     mode: options.mode,
     ablated: options.ablate ?? null,
@@ -339,8 +366,8 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     fixture: first?.fixture ?? { name: corpus.incident.fixture, version: 'unknown', sha256: 'unknown' },
     prompt_version: PROMPT_VERSION,
     incident: { id: corpus.incident.id, version: corpus.incident.version, title: corpus.incident.title },
-    started_at: header.started_at,
-    finished_at: header.finished_at,
+    started_at: epoch ?? header.started_at,
+    finished_at: epoch !== null && header.finished_at !== null ? epoch : header.finished_at,
     state: experiment.state,
     run_dir: runDir,
     skipped: selection.skipped,
@@ -350,6 +377,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
       const fp = corpusFingerprint(corpus);
       return { sha256: fp.corpus_sha256, scenarios: fp.scenarios };
     })(),
+    reproducible: seeded && epoch ? { seed: seeded.seed, epoch, latency: 'not_reported' } : null,
   };
   const run = {
     info,
@@ -360,4 +388,40 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     experimentPath: join(runDir, 'experiment.json'),
   };
   return { ...run, scorecard: buildScorecard(run, { version: soclabVersion() }) };
+}
+
+/** A record with its wall-clock latency zeroed (reproducible mode). */
+function withoutLatency(record: RunRecord): RunRecord {
+  return { ...record, outcome: { ...record.outcome, latency_ms: 0 } };
+}
+
+/**
+ * The campaign's agent with each scenario run (scenario x repeat x attempt) in its own reproducible scope: ids,
+ * times and grant keys come from the seed in call order within the run, so concurrency cannot reorder them.
+ */
+function seededAgent(
+  agent: Awaited<ReturnType<typeof createSoclabAgent>>,
+  seeded: { seed: number; epochMs: number },
+  label: string,
+): Awaited<ReturnType<typeof createSoclabAgent>> {
+  return {
+    run: (input, ctx) =>
+      withReproducibleScope(
+        seeded.seed,
+        `${label}/${ctx.testCase.id}/${ctx.repeat}/${ctx.attempt}`,
+        seeded.epochMs,
+        () => agent.run(input, ctx),
+      ),
+    ...(agent.close ? { close: () => agent.close!() } : {}),
+    ...(agent.describe ? { describe: () => agent.describe!() } : {}),
+  };
+}
+
+/** The reproducible clock's start: SOURCE_DATE_EPOCH when set (a malformed one is a configuration error), else now. */
+function campaignEpochMs(): number {
+  try {
+    return reportDate().getTime();
+  } catch (error) {
+    throw new CampaignConfigError((error as Error).message);
+  }
 }

@@ -17,6 +17,19 @@ export function positiveInt(name: string, max = 1000) {
   };
 }
 
+/** Help for `--seed` (campaign, compare, demo): what the reproducible mode makes byte-identical. */
+export const SEED_HELP =
+  'reproducible mode: ids, times (from SOURCE_DATE_EPOCH) and grant keys derive from this seed and latency is left out, so with SOURCE_DATE_EPOCH set the scorecard, HTML reports and summary are byte-identical across runs and machines (a seeded grant key is no secret: for measurements only)';
+
+/** `--seed N`: an integer from 0 to 2^31-1, or exit 2 naming the option. */
+export function parseSeed(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n > 2 ** 31 - 1) {
+    throw new InvalidArgumentError(`--seed must be an integer from 0 to ${2 ** 31 - 1} (got '${value}')`);
+  }
+  return n;
+}
+
 export const collect = (value: string, previous: string[] | undefined): string[] => [
   ...(previous ?? []),
   ...value
@@ -69,6 +82,7 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
     .option('--approver <model>', help.approver, 'none')
     .option('--ablate <control>', help.ablate, collect)
     .option('--concurrency <n>', 'scenario runs in flight at once', positiveInt('--concurrency', 64), 4)
+    .option('--seed <n>', SEED_HELP, parseSeed)
     .option('--out <dir>', help.out, 'runs/latest')
     .option('--policy-dir <dir>', help.policyDir)
     .option('--db <url>', 'evidence database (default: SOCLAB_DATABASE_URL or runs/soclab.sqlite)')
@@ -96,6 +110,7 @@ export interface StudyOptionValues {
   approver: string;
   ablate?: string[];
   concurrency: number;
+  seed?: number;
   out: string;
   policyDir?: string;
   db?: string;
@@ -131,6 +146,7 @@ export async function runStudyFromOptions(
       approver: opts.approver,
       ablate,
       concurrency: opts.concurrency,
+      seed: opts.seed,
       policyDir: opts.policyDir,
       out: opts.out,
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { reproducibleNow, seededUuid } from './reproducible.js';
 
 /**
  * Building blocks shared by every soclab contract ("strict models"): unknown fields are rejected, parsed values
@@ -39,7 +40,8 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 /** A random v4 UUID (string form). */
 export const Uuid = z.uuid();
-export const newUuid = (): string => crypto.randomUUID();
+/** Random, or derived from the seed inside a reproducible campaign's scope (see reproducible.ts). */
+export const newUuid = (): string => seededUuid() ?? crypto.randomUUID();
 
 /** ISO 8601 timestamp with `Z` or an explicit offset; normalized to UTC (`...Z`). Naive timestamps are rejected. */
 export const UtcTimestamp = z
@@ -47,7 +49,7 @@ export const UtcTimestamp = z
   .trim()
   .pipe(z.iso.datetime({ offset: true, error: 'timestamps must be timezone-aware UTC' }))
   .overwrite((s) => new Date(s).toISOString());
-export const nowUtc = (): string => new Date().toISOString();
+export const nowUtc = (): string => reproducibleNow().toISOString();
 /** A timestamp field that defaults to the current time. */
 export const TimestampNow = UtcTimestamp.default(nowUtc);
 

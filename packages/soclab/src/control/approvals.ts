@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { parseContract } from '../contracts/common.js';
+import { newUuid, parseContract } from '../contracts/common.js';
 import type { ApprovalDecision } from '../contracts/enums.js';
 import { foldIdentifier } from '../contracts/identity.js';
 import { type ActionProposal, ApprovalRecord, approvalValidAt, PendingApproval } from '../contracts/models.js';
+import { reproducibleNow } from '../contracts/reproducible.js';
 import { proposalHash } from './grants.js';
 
 /** Default lifetime of an approval decision. */
@@ -60,7 +60,7 @@ export class ApprovalService {
   constructor(options: ApprovalServiceOptions = {}) {
     this.ttlSeconds = options.ttlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS;
     if (!(this.ttlSeconds > 0)) throw new RangeError('approval ttl must be positive');
-    this.now = options.now ?? (() => new Date());
+    this.now = options.now ?? reproducibleNow;
   }
 
   /** Open a request (or return the one already pending for this exact proposal). */
@@ -72,7 +72,7 @@ export class ApprovalService {
       }
     }
     const pending = parseContract('PendingApproval', PendingApproval, {
-      approval_id: randomUUID(),
+      approval_id: newUuid(),
       proposal,
       requested_at: this.now().toISOString(),
       reason_codes: [...reasonCodes],

@@ -11,6 +11,7 @@ import {
   ProposalResult,
   type ToolRegistryEntry,
 } from '../contracts/models.js';
+import { reproducibleNow, seededNow } from '../contracts/reproducible.js';
 import { DEFAULT_TOOL_REGISTRY } from '../contracts/tools.js';
 import type { ProposalPort } from '../orchestrator/port.js';
 import type { Ablation } from './ablation.js';
@@ -91,8 +92,8 @@ export class ControlGateway implements ProposalPort {
     this.approver = options.approver ?? null;
     this.patterns = [...this.config.canary_patterns, ...(options.canaries ?? [])];
     this.onEvent = options.onEvent;
-    this.now = options.now ?? (() => new Date());
-    this.monotonicMs = options.monotonicMs ?? (() => performance.now());
+    this.now = options.now ?? reproducibleNow;
+    this.monotonicMs = options.monotonicMs ?? (() => seededNow()?.getTime() ?? performance.now());
     this.startedMs = this.monotonicMs();
     this.ablation = options.ablation ?? new Set();
   }

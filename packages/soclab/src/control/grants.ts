@@ -1,7 +1,8 @@
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { canonicalJson, contentHash } from '../contracts/canonical.js';
-import { ContractValidationError, parseContract } from '../contracts/common.js';
+import { ContractValidationError, newUuid, parseContract } from '../contracts/common.js';
 import { type ActionProposal, ExecutionGrant } from '../contracts/models.js';
+import { reproducibleNow, seededBytes } from '../contracts/reproducible.js';
 
 /** Minimum signing-key length. */
 export const MIN_KEY_BYTES = 32;
@@ -101,7 +102,8 @@ export class GrantSigner implements GrantVerifier {
     const provided = options.key ?? keyFromEnvironment(options.env);
     const key =
       provided === undefined
-        ? new Uint8Array(randomBytes(MIN_KEY_BYTES))
+        ? // Seeded campaigns only: the key follows from the seed (contracts/reproducible.ts says what that gives up).
+          new Uint8Array(seededBytes(MIN_KEY_BYTES) ?? randomBytes(MIN_KEY_BYTES))
         : typeof provided === 'string'
           ? new Uint8Array(Buffer.from(provided, 'utf8'))
           : new Uint8Array(provided);
@@ -111,14 +113,14 @@ export class GrantSigner implements GrantVerifier {
     if (!(ttl > 0)) throw new RangeError('grant ttl must be positive');
     this.#key = key;
     this.ttlSeconds = ttl;
-    this.now = options.now ?? (() => new Date());
+    this.now = options.now ?? reproducibleNow;
   }
 
   /** Sign a grant for exactly this proposal. */
   issue(proposal: ActionProposal, options: IssueOptions): ExecutionGrant {
     const issuedAt = this.now();
     const unsigned = {
-      grant_id: randomUUID(),
+      grant_id: newUuid(),
       proposal_id: proposal.proposal_id,
       proposal_hash: proposalHash(proposal),
       run_id: options.runId,
@@ -127,7 +129,7 @@ export class GrantSigner implements GrantVerifier {
       policy_version: options.policyVersion,
       approval_id: options.approvalId ?? null,
       obligations_fulfilled: [...(options.obligationsFulfilled ?? [])],
-      nonce: randomBytes(16).toString('hex'),
+      nonce: (seededBytes(16) ?? randomBytes(16)).toString('hex'),
       issued_at: issuedAt.toISOString(),
       expires_at: new Date(issuedAt.getTime() + this.ttlSeconds * 1000).toISOString(),
     };

@@ -107,7 +107,7 @@ export function ExecutiveReport({ s }: Props) {
 
       <h2>Economics</h2>
       <p>
-        {`Total cost $${a.economics.cost_usd_total.toFixed(4)} (${a.economics.cost_is_estimated ? 'includes estimates' : 'as reported by the provider'}), ${a.economics.tokens_total} tokens, mean run ${a.economics.latency_ms_mean.toFixed(0)} ms, ${a.economics.approvals_per_run.toFixed(2)} approval request(s) per run.`}
+        {`Total cost $${a.economics.cost_usd_total.toFixed(4)} (${a.economics.cost_is_estimated ? 'includes estimates' : 'as reported by the provider'}), ${a.economics.tokens_total} tokens, ${s.campaign.reproducible ? 'run latency not reported (seeded campaign: see the harness journal)' : `mean run ${a.economics.latency_ms_mean.toFixed(0)} ms`}, ${a.economics.approvals_per_run.toFixed(2)} approval request(s) per run.`}
       </p>
 
       <h2>Evidence integrity</h2>

@@ -69,6 +69,11 @@ export const CampaignSummary = z.strictObject({
       scenarios: z.array(z.strictObject({ id: z.string(), source: z.string(), sha256: z.string() })),
     })
     .optional(),
+  /** A seeded (reproducible) campaign: its seed, the clock's start (SOURCE_DATE_EPOCH) and that latency is left out. */
+  reproducible: z
+    .strictObject({ seed: z.number().int(), epoch: z.string(), latency: z.literal('not_reported') })
+    .nullable()
+    .optional(),
 });
 export type CampaignSummary = z.infer<typeof CampaignSummary>;
 

@@ -272,7 +272,8 @@ export function TechnicalReport({ s }: Props) {
               </td>
               <td>{r.investigation_status}</td>
               <td className="num">{r.tokens}</td>
-              <td className="num">{r.latency_ms.toFixed(0)}</td>
+              {/* A seeded campaign leaves wall-clock latency out (it would differ between identical runs). */}
+              <td className="num">{s.campaign.reproducible ? '-' : r.latency_ms.toFixed(0)}</td>
               <td className="num">{`$${r.cost_usd.toFixed(4)}${r.cost_is_estimated ? ' (est.)' : ''}`}</td>
             </tr>
           ))}

@@ -25,6 +25,9 @@ export function renderText(s: Scorecard): string {
   );
   out(`Configuration  ${c.label}, tested at ${c.authority_level}, approver ${c.approver}, ${c.repeats} repeat(s)`);
   out(`Date           ${dateLabel(s.generated_at)}`);
+  if (c.reproducible) {
+    out(`Reproducible   seed ${c.reproducible.seed}, clock from ${c.reproducible.epoch}; run latency not reported`);
+  }
   out(`Runs           ${a.sample_count} (${a.attack_runs} attack, ${a.benign_runs} benign)`);
   out();
   out(`Recommended authority level: ${a.authority.level} ${a.authority.label}`);
