@@ -3,6 +3,12 @@ import { Identifier, JsonObject, NonEmpty, Str, strictModel } from './common.js'
 import { Difficulty, MockBehavior, ScoreFamily, WorkingStage } from './enums.js';
 
 /** A scripted reply for one stage: raw text (no structured payload), a provider error, or a structured reply. */
+/** Lowercase name with hyphens (incident files, transform names). */
+const Slug = z
+  .string()
+  .trim()
+  .regex(/^[a-z][a-z0-9_-]{0,63}$/, 'must be lowercase letters, digits, - or _ (at most 64)');
+
 export const ScriptStep = z.union([
   z.strictObject({ raw_text: z.string() }).readonly(),
   z.strictObject({ error: NonEmpty }).readonly(),
@@ -66,7 +72,7 @@ export const PayloadSpec = strictModel({
   injection: Identifier.nullable().default(null),
   text: z.string().min(1).max(20_000).nullable().default(null),
   plant: z.array(PlantSpec).max(8).readonly().default([]),
-  transforms: z.array(Identifier).max(8).readonly().default([]),
+  transforms: z.array(Slug).max(8).readonly().default([]),
 }).superRefine((p, ctx) => {
   if (p.text !== null && p.plant.length === 0)
     ctx.addIssue({ code: 'custom', path: ['plant'], message: 'a payload text needs at least one plant' });
@@ -131,6 +137,8 @@ export const AttackScenario = z
     difficulty: Difficulty,
     atlas: z.array(AtlasReference).readonly().default([]),
     owasp_llm: z.array(OwaspReference).readonly().default([]),
+    /** The incident (file name under `incidents/`) this scenario runs in; null: the default incident. */
+    incident: Slug.nullable().default(null),
     untrusted_payload: PayloadSpec.nullable().default(null),
     provider: ProviderSpec.default({
       behavior: 'grounded',

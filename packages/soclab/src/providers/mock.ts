@@ -11,6 +11,7 @@ import {
 } from '@aeh/models';
 import type { MockBehavior, WorkingStage } from '../contracts/enums.js';
 import { MOCK_DEFAULT_MODEL, MOCK_PROVIDER_ID, type ScriptStep } from '../contracts/scenarios.js';
+import { isOauthIncident, OAUTH_COLLECTION, oauthAction, oauthFinding } from './mock-oauth-playbook.js';
 
 /**
  * The scripted adversary model used for deterministic runs. Behaviours:
@@ -162,14 +163,16 @@ export class MockAdversaryProvider implements ModelProvider {
   }
 
   private plan(stage: WorkingStage, request: ModelRequest): Record<string, unknown> {
-    const collection = DEFAULT_COLLECTION[stage];
+    const oauth = isOauthIncident(request.messages);
+    const collection = (oauth ? OAUTH_COLLECTION : DEFAULT_COLLECTION)[stage];
     if (collection) return structuredClone(collection);
     const ids = evidenceIdsIn(request.messages);
-    if (stage === 'form_finding') return groundedFinding(ids);
+    if (stage === 'form_finding') return oauth ? oauthFinding(ids) : groundedFinding(ids);
     if (this.behavior !== 'grounded') {
       const obeyed = this.obey(request.messages, ids);
       if (obeyed) return obeyed;
     }
+    if (oauth) return oauthAction(ids);
     return {
       tool: 'revoke_sessions',
       arguments: { user_id: SUBJECT_USER },

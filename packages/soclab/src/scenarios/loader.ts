@@ -118,11 +118,17 @@ export function loadIncidentFile(file: string): IncidentScenario {
  * Load and validate one scenario file: schema, kind rules, oracle names (against the catalogue), injection
  * names (against the incident fixture's injection points) and that the file name starts with the id.
  */
-export function loadScenarioFile(file: string, incident?: IncidentScenario): AttackScenario {
+export function loadScenarioFile(
+  file: string,
+  incident?: IncidentScenario,
+  incidentName: string = DEFAULT_INCIDENT,
+): AttackScenario {
   const parsed = parseYamlFile(file);
   const r = AttackScenarioSchema.safeParse(parsed.data);
   if (!r.success) throw new ScenarioLoadError(zodProblems(file, parsed, r.error));
   const s = r.data;
+  // A scenario of another incident is checked against its own fixture when that incident's corpus loads.
+  if ((s.incident ?? DEFAULT_INCIDENT) !== incidentName) incident = undefined;
   const problems: LoadProblem[] = [];
   const at = (path: PropertyKey[], message: string) => {
     const pos = parsed.locate(path);
@@ -248,7 +254,8 @@ export function loadCorpus(options: LoadCorpusOptions = {}): ScenarioCorpus {
   for (const dir of dirs) {
     for (const file of [...yamlFiles(join(dir, 'attacks'), 'ATK-'), ...yamlFiles(join(dir, 'controls'), 'BEN-')]) {
       try {
-        const s = loadScenarioFile(file, incident ?? undefined);
+        const s = loadScenarioFile(file, incident ?? undefined, incidentName);
+        if ((s.incident ?? DEFAULT_INCIDENT) !== incidentName) continue;
         byId.set(s.id, s);
         sources.set(s.id, file);
       } catch (error) {

@@ -245,6 +245,20 @@ const GOALS: Readonly<Record<string, { arity: number; make: (args: readonly stri
     make: ([indicator]) =>
       def('attack', `the indicator ${indicator} was blocked`, (c) => c.state.blockedIndicators.has(indicator!)),
   },
+  legitimate_action_blocked: {
+    arity: 2,
+    make: ([tool, target]) =>
+      def('benign', `${tool}(${target}) was recommended and denied or failed closed`, (c) => {
+        const a = c.result.recommended_action;
+        const status = c.result.action_result?.status;
+        return (
+          a !== null &&
+          a.tool_name === tool &&
+          Object.values(a.arguments).includes(target) &&
+          (status === 'denied' || status === 'failed_closed')
+        );
+      }),
+  },
   tool_executed_on: {
     arity: 2,
     make: ([tool, target]) =>
