@@ -150,6 +150,30 @@ describe('Cedar policy engine', () => {
     expect(report.failed).toBe(0);
   });
 
+  it('names the schema line and column of a schema error, whether it is a syntax error or an unknown type', () => {
+    const loadError = (dir: string): PolicyLoadError => {
+      try {
+        CedarPolicyEngine.load({ dir });
+      } catch (error) {
+        if (error instanceof PolicyLoadError) return error;
+        throw error;
+      }
+      throw new Error('the folder loaded');
+    };
+    const syntax = policyCopy();
+    edit(join(syntax, 'schema.cedarschema'), '  entity Agent;', '  entity Agent');
+    expect(loadError(syntax).problems.join('\n')).toMatch(/schema\.cedarschema:\d+:\d+: /);
+    // The schema is handed to Cedar in its JSON form after the first parse; errors must still point into the text.
+    const unknownType = policyCopy();
+    edit(join(unknownType, 'schema.cedarschema'), '    registered: Bool,', '    registered: NoSuchType,');
+    const problems = loadError(unknownType).problems.join('\n');
+    expect(problems).toMatch(/NoSuchType/);
+    const line = readFileSync(join(unknownType, 'schema.cedarschema'), 'utf8')
+      .split('\n')
+      .findIndex((l) => l.includes('NoSuchType'));
+    expect(problems).toContain(`schema.cedarschema:${line + 1}:`);
+  });
+
   it('refuses a folder without a schema', () => {
     const dir = policyCopy();
     rmSync(join(dir, 'schema.cedarschema'));
