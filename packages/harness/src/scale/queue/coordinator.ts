@@ -51,6 +51,9 @@ interface PendingKey {
   tags: string[];
 }
 
+/** How long the coordinator waits after seeing a Redis restart before registering the run again. */
+const RESTART_GRACE_MS = 2000;
+
 /** Defaults of the coordinator's timing options, shared with the CLI help and the docs. */
 export const COORDINATOR_DEFAULTS = { stallSeconds: 10, outageBudgetSeconds: 300 } as const;
 
@@ -297,11 +300,15 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
   /** Redis lost the run (restart, flush): register it again and re-enqueue exactly what is missing. */
   const recover = async (why: 'restarted' | 'unregistered') => {
     lastAudit = Date.now();
+    // After a restart, give workers one poll (1 s) to notice it and drop their old queue connections first:
+    // a job taken by a connection about to be dropped would wait for its lock to expire before running again.
+    if (why === 'restarted') await sleep(RESTART_GRACE_MS);
     await register();
+    // Counted in one synchronous step, so that re-enqueued + kept adds up to the run's keys exactly.
+    const missing = (await missingJobs()).filter((id) => pending.has(id));
     const waiting = pending.size;
-    const missing = await missingJobs();
-    await reenqueue(missing);
     const keptText = `${recordedSoFar()} result(s) already in the journal are kept`;
+    await reenqueue(missing);
     if (why === 'restarted') {
       if (missing.length === 0) note('harness: Redis restarted; the queue survived it (persistence), nothing was lost');
       else if (missing.length === waiting) {
@@ -323,7 +330,7 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
   /** Jobs can also vanish without a restart (eviction under memory pressure, a hand-run DEL). */
   const audit = async () => {
     lastAudit = Date.now();
-    const missing = await missingJobs();
+    const missing = (await missingJobs()).filter((id) => pending.has(id));
     if (missing.length === 0) return;
     await reenqueue(missing);
     note(

@@ -182,9 +182,10 @@ export class WorkerHost {
       this.#log(
         `harness worker ${this.name}: Redis restarted${this.#active.size > 0 ? '; its runs are picked up again as their coordinators register them again' : ''}`,
       );
-      // The cases in flight lost their jobs with Redis, and a BullMQ Worker that lived through the restart may
-      // not fetch again: drop each run's worker at once and join again with fresh connections (below, or at
-      // the next poll once the coordinator has registered the run again).
+      // A BullMQ Worker that lived through the restart may neither fetch again nor close gracefully: drop each
+      // run's worker at once (its cases in flight lost their jobs with Redis; the coordinator re-enqueues them,
+      // waiting a moment first so that this happens before) and join again with fresh connections (below, or
+      // once the coordinator has registered the run again).
       for (const id of [...this.#active.keys()]) await this.#retire(id, true, 'dropped after the Redis restart');
     }
     for (const id of [...this.#active.keys()]) {
@@ -374,14 +375,14 @@ export class WorkerHost {
     }
   }
 
-  async #retire(runId: string, force: boolean, why?: string): Promise<void> {
+  async #retire(runId: string, force: boolean, why?: string, withinMs = force ? 2000 : 30_000): Promise<void> {
     const run = this.#active.get(runId);
     if (!run) return;
     this.#active.delete(runId);
     this.#queueTroubleLogged.delete(runId);
     // Bounded: a graceful close waits on Redis, which may be gone; then the connections are dropped.
     const closing = run.worker.close(force).catch(() => {});
-    const closed = await Promise.race([closing.then(() => true), sleep(force ? 2000 : 30_000).then(() => false)]);
+    const closed = await Promise.race([closing.then(() => true), sleep(withinMs).then(() => false)]);
     if (!closed) await Promise.race([run.worker.disconnect().catch(() => {}), sleep(2000)]);
     await run.agent.close?.().catch(() => {});
     run.cleanup?.();
