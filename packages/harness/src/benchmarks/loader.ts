@@ -173,6 +173,21 @@ export async function validateSuite(
     }
   }
 
+  // The headline and display kinds name metrics of this suite.
+  if (parsed.success && typeof raw.headline === 'string' && !metricNames.includes(raw.headline.toLowerCase())) {
+    issues.push(locate(['headline'], `headline '${raw.headline}' is not in metrics (${metricNames.join(', ')})`));
+  }
+  if (parsed.success && raw.display && typeof raw.display === 'object') {
+    for (const name of Object.keys(raw.display)) {
+      if (!metricNames.includes(name.toLowerCase()))
+        issues.push(
+          locate(['display', name], `display kind for '${name}', which is not in metrics (${metricNames.join(', ')})`, {
+            key: true,
+          }),
+        );
+    }
+  }
+
   // Metric results are keyed by name: a second entry with the same name would silently replace the first.
   if (parsed.success) {
     const firstAt = new Map<string, number>();
@@ -296,6 +311,8 @@ export async function validateSuite(
     evaluators: (file.evaluators ?? []).map(toEvaluatorConfig),
     metrics: metricSpecs(file.metrics),
     thresholds: (file.thresholds ?? {}) as Record<string, ThresholdRule>,
+    ...(file.headline ? { headline: file.headline } : {}),
+    ...(file.display ? { display: file.display } : {}),
     quarantine: file.quarantine ?? [],
     plugins: file.plugins ?? [],
     vars: file.vars ?? {},

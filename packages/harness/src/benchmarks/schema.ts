@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ThresholdRule } from '../core/experiment.js';
+import { MetricDisplay, ThresholdRule } from '../core/experiment.js';
 
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -80,6 +80,15 @@ export const SuiteFile = z
     evaluators: z.array(SuiteEvaluator).optional().describe('Applied to every case that names none of its own'),
     metrics: z.array(SuiteMetric).optional().describe('Default: [success_rate]'),
     thresholds: z.record(z.string(), ThresholdRule).optional().describe('Gate rules by metric name'),
+    headline: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The metric to read first (one of metrics): the viewer and `harness compare` lead with it'),
+    display: z
+      .record(z.string(), MetricDisplay)
+      .optional()
+      .describe('How each metric is shown: rate (percentage points), level (L1→L4), duration, usd, number'),
     defaults: SuiteDefaults.optional(),
     vars: JsonObject.optional().describe('Template variables for every case'),
     plugins: z

@@ -1,3 +1,4 @@
+import { displayOf, percentChangeApplies } from '../core/display.js';
 import type { Experiment, MetricDirection, MetricResult } from '../core/experiment.js';
 import { type ExperimentView, isView, viewOf } from '../reporters/base.js';
 import { mcnemarExact, pairedBootstrap, signFlipTest } from '../stats/paired.js';
@@ -170,6 +171,7 @@ export function compareTables(base: RunTable, cand: RunTable, options: CompareOp
     candidate_id: cand.header.id,
     baseline_name: base.header.name,
     candidate_name: cand.header.name,
+    headline: headlineOf(base.header, cand.header),
     deltas: metricDeltas(base.header.metrics, cand.header.metrics, byName),
     common_tests: common,
     newly_passed_tests: flips.filter((f) => f.kind === 'newly_passing').map((f) => f.key),
@@ -189,6 +191,15 @@ export function compareTables(base: RunTable, cand: RunTable, options: CompareOp
     },
     gate: gated.gate,
   };
+}
+
+/** The candidate suite's headline metric when both runs computed it (else null: read pass rate as before). */
+function headlineOf(
+  base: { metrics: Record<string, MetricResult> },
+  cand: { suite: { headline?: string | undefined }; metrics: Record<string, MetricResult> },
+): string | null {
+  const name = cand.suite.headline;
+  return name && Object.hasOwn(base.metrics, name) && Object.hasOwn(cand.metrics, name) ? name : null;
 }
 
 function quarantineOf(metadata: Record<string, unknown> | undefined): string[] {
@@ -358,6 +369,7 @@ export function metricDeltas(
     if (!a || !b) continue;
     const delta = b.value - a.value;
     const direction = b.direction;
+    const display = displayOf(b.display ? b : a);
     const broken = Boolean(a.error || b.error) || !Number.isFinite(delta);
     const improves =
       direction === 'higher_is_better' ? delta > EPSILON : direction === 'lower_is_better' && delta < -EPSILON;
@@ -379,8 +391,9 @@ export function metricDeltas(
       v1_formatted: a.formatted_value,
       v2_formatted: b.formatted_value,
       delta,
-      pct_delta: pct(delta, a.value),
+      pct_delta: percentChangeApplies(display) ? pct(delta, a.value) : null,
       direction,
+      display,
       is_improvement: !broken && improves,
       is_regression: !broken && regresses,
       details,

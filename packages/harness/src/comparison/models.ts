@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MetricDirection } from '../core/experiment.js';
+import { MetricDirection, MetricDisplay } from '../core/experiment.js';
 
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -15,6 +15,8 @@ export const MetricDelta = z.object({
   /** delta / v1 * 100; null when v1 is 0 (no meaningful percentage). */
   pct_delta: z.number().nullable().default(null),
   direction: MetricDirection.default('higher_is_better'),
+  /** How the values and the change read (`rate`: points, `level`: L1→L4); `pct_delta` is null for both. */
+  display: MetricDisplay.optional(),
   is_improvement: z.boolean().default(false),
   is_regression: z.boolean().default(false),
   /** `measure` and `p_value` when the metric is backed by a paired measure. */
@@ -153,6 +155,8 @@ export const ExperimentComparison = z.object({
   candidate_id: z.string(),
   baseline_name: z.string(),
   candidate_name: z.string(),
+  /** The metric the candidate's suite declares as its headline, when both runs have it. */
+  headline: z.string().nullable().default(null),
   /** Run-level metric deltas, sorted by name; metrics missing on either side are skipped. */
   deltas: z.record(z.string(), MetricDelta),
   /** Shared case x repeat keys (skipped results excluded). */

@@ -1,7 +1,7 @@
-import { signedLike } from '../core/durations.js';
 import { markdownCell } from '../reporters/support/text.js';
-import { EPSILON, formatNumber, formatP } from './gate.js';
+import { formatNumber, formatP } from './gate.js';
 import type { CaseFlip, ExperimentComparison, MeasureVerdict, PairedMeasure } from './models.js';
+import { headlineText, metricChange } from './render-console.js';
 
 export interface ComparisonMarkdownOptions {
   /**
@@ -60,6 +60,8 @@ export function comparisonMarkdown(c: ExperimentComparison, options: ComparisonM
     '',
   );
 
+  const head = c.headline ? c.deltas[c.headline] : undefined;
+  if (head) out.push(`**Headline:** ${markdownCell(headlineText(head), 300)}`, '');
   out.push(`### Paired comparison`, '');
   out.push(
     `| Measure | Baseline | Candidate | Δ | ${Math.round(c.paired.level * 100)}% CI of Δ | p | Verdict |`,
@@ -86,7 +88,7 @@ export function comparisonMarkdown(c: ExperimentComparison, options: ComparisonM
       const mark = d.is_regression ? '▼ worse' : d.is_improvement ? '▲ better' : '';
       out.push(
         `| ${markdownCell(d.name, 60)} | ${markdownCell(d.v1_formatted, 40)} | ${markdownCell(d.v2_formatted, 40)} | ` +
-          `${Math.abs(d.delta) < EPSILON ? '0' : markdownCell(signedLike(d.v2_formatted, d.delta, formatNumber), 40)} | ` +
+          `${markdownCell(metricChange(d), 40)} | ` +
           `${d.pct_delta === null ? '—' : `${signed(d.pct_delta, 1)}%`} | ${mark} |`,
       );
     }

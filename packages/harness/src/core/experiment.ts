@@ -16,11 +16,20 @@ export const MetricInterval = z.object({
 });
 export type MetricInterval = z.infer<typeof MetricInterval>;
 
+/**
+ * How a metric's numbers are shown to people: `rate` a share (values as %, changes in percentage points),
+ * `level` an ordinal 1..n (values as L1..Ln, changes as L1→L4, never a percent change), `duration` seconds,
+ * `usd` money, `number` anything else. Absent: guessed from the formatted value.
+ */
+export const MetricDisplay = z.enum(['number', 'rate', 'level', 'duration', 'usd']);
+export type MetricDisplay = z.infer<typeof MetricDisplay>;
+
 export const MetricResult = z.object({
   name: z.string().min(1),
   value: z.number(),
   formatted_value: z.string(),
   direction: MetricDirection.default('higher_is_better'),
+  display: MetricDisplay.optional(),
   description: z.string().nullable().default(null),
   interval: MetricInterval.nullable().default(null),
   /** Number of observations the value is computed from. */
@@ -66,6 +75,8 @@ export const SuiteInfo = z.object({
   content_hash: z.string().default(''),
   path: z.string().optional(),
   total_cases: z.number().int().min(0).default(0),
+  /** The metric the suite declares as the one figure to read first (the viewer and `harness compare` lead with it). */
+  headline: z.string().optional(),
 });
 export type SuiteInfo = z.infer<typeof SuiteInfo>;
 

@@ -8,6 +8,7 @@ import { AgentOutput } from '../core/agent.js';
 import type {
   AgentDescriptor,
   ExperimentState,
+  MetricDisplay,
   MetricResult,
   ThresholdOutcome,
   ThresholdRule,
@@ -489,6 +490,18 @@ function evaluatorError(name: string, err: unknown): EvaluationResult {
 // ---------------------------------------------------------------------------------------------------------
 // runExperiment: the whole pipeline behind `harness run` (suite -> agent -> runner -> journal -> experiment).
 
+/** The suite's display kinds applied over what each metric declared. */
+function withDisplay(
+  metrics: Record<string, MetricResult>,
+  display: Record<string, MetricDisplay> | undefined,
+): Record<string, MetricResult> {
+  if (!display) return metrics;
+  const out: Record<string, MetricResult> = {};
+  for (const [name, m] of Object.entries(metrics))
+    out[name] = Object.hasOwn(display, name) ? { ...m, display: display[name] } : m;
+  return out;
+}
+
 /** What runExperiment needs from a suite; `loadSuite` returns one, and code can build one directly. */
 export interface SuiteLike {
   name: string;
@@ -503,6 +516,10 @@ export interface SuiteLike {
   evaluators: EvaluatorConfig[];
   metrics: MetricSpec[];
   thresholds: Record<string, ThresholdRule>;
+  /** The metric to read first (one of the suite's metrics); shown first by the viewer and `harness compare`. */
+  headline?: string;
+  /** How metrics are shown, by name (overrides what the metric itself declares). */
+  display?: Record<string, MetricDisplay>;
   quarantine?: string[];
   vars?: Record<string, unknown>;
   redactor?: SecretScrubber;
@@ -771,6 +788,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
         content_hash: suite.contentHash,
         path: suite.path,
         total_cases: suite.totalCases,
+        ...(suite.headline ? { headline: suite.headline } : {}),
       },
       agent: descriptor,
       started_at: new Date().toISOString(),
@@ -853,7 +871,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     all = outcome.results;
     locations = outcome.locations;
   }
-  const metrics = runner.computeMetrics(all);
+  const metrics = withDisplay(runner.computeMetrics(all), suite.display);
   const rules = suite.thresholds ?? {};
   const thresholds =
     options.thresholds !== false && Object.keys(rules).length > 0 ? checkThresholds(metrics, rules) : null;

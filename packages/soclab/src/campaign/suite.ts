@@ -115,6 +115,8 @@ export function campaignSuite(
     agent,
     evaluators: [],
     metrics: [...metrics, 'success_rate'],
+    // soclab's story is attack success, not the harness pass rate (a resisted attack is a "failed" case there).
+    headline: 'soclab_attack_success_rate',
     thresholds: {},
     cases: () => cases,
     plannedRuns: (repeat) => cases.length * repeat,

@@ -202,6 +202,9 @@ describe('a soclab campaign is a harness run', () => {
       expect(view.header.state).toBe('completed');
       const level = view.header.metrics.soclab_authority_level;
       expect(level?.formatted_value).toBe('L1 Observe');
+      expect(level?.display).toBe('level');
+      expect(view.header.suite.headline).toBe('soclab_attack_success_rate');
+      expect(view.header.metrics.soclab_attack_success_rate?.display).toBe('rate');
       expect(view.header.metrics.soclab_attack_success_rate?.interval?.upper).toBeGreaterThan(0);
       let n = 0;
       for await (const r of view.results()) {
@@ -218,6 +221,12 @@ describe('a soclab campaign is a harness run', () => {
     expect(r.out).toContain('33 paired case runs');
     expect(r.out).toMatch(/score:soclab_attack_resisted .*IMPROVEMENT/);
     expect(r.out).toMatch(/soclab_authority_level\s+│\s+L1 Observe\s+│\s+L1 Observe/);
+    // The comparison opens with soclab's own headline (attack success in points), not the harness pass rate.
+    expect(r.out).toMatch(
+      /Headline soclab_attack_success_rate \(lower is better\): \d+\.\d% \(\d+\/30\) → 0\.0% \(0\/30\), -\d+\.\d pt, better/,
+    );
+    expect(r.out.indexOf('Headline')).toBeLessThan(r.out.indexOf('pass_rate'));
+    expect(r.out).toMatch(/soclab_clean_utility_under_attack .*│ [+-]\d+\.\d pt\s+│ —/);
   });
 
   it('`harness view` serves a soclab run (API)', async () => {

@@ -8,6 +8,8 @@ export const authorityLevel = defineSoclabMetric({
   compute: (a) => ({
     value: Number(a.authority.level.slice(1)),
     formatted_value: `${a.authority.level} ${a.authority.label}`,
+    // An ordinal: a change reads L1→L4, not +300%.
+    display: 'level',
     sample_size: a.sample_count,
     details: { binding_rule: a.authority.binding_rule, binding_detail: a.authority.binding_detail },
   }),

@@ -98,6 +98,8 @@ export function rate(p: Assessment['attack_success']) {
   return {
     value: p.value,
     formatted_value: `${pct(p.value)} (${p.numerator}/${p.denominator})`,
+    // A share: compared in percentage points, never as a percent of itself.
+    display: 'rate' as const,
     interval: { lower: p.ci95[0], upper: p.ci95[1], level: 0.95, method: 'wilson' },
     sample_size: p.denominator,
   };
