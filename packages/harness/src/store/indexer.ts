@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { MetricResult, ThresholdOutcome } from '../core/experiment.js';
@@ -461,25 +461,41 @@ export async function indexRun(ctx: StoreContext, path: string, options: IndexRu
   return indexJournalFull(ctx, source, journal);
 }
 
-/** Run folders directly under a runs folder (those holding a journal or an experiment JSON). */
-export function listRunFolders(runsDir: string): string[] {
-  const abs = resolve(runsDir);
-  let names: string[];
-  try {
-    names = readdirSync(abs);
-  } catch {
-    return [];
-  }
-  return names
-    .sort()
-    .map((n) => join(abs, n))
-    .filter((p) => {
-      try {
-        return statSync(p).isDirectory() && locateRun(p) !== null;
-      } catch {
-        return false;
-      }
-    });
+/** How far below the runs folder run folders are looked for, and how many folders at most are opened. */
+export const RUN_SEARCH_LIMITS = { depth: 6, folders: 20_000 } as const;
+
+/**
+ * Run folders (those holding a journal or an experiment JSON) at any depth under a runs folder, in path order:
+ * `runs/demo/baseline` as well as `runs/2026...-suite`. A run folder is not searched further. Symbolic links
+ * are never followed (a link to `/` or a cycle cannot send the walk elsewhere); hidden folders and
+ * node_modules are skipped; the walk stops at `limits.depth` levels and `limits.folders` folders opened.
+ */
+export function listRunFolders(
+  runsDir: string,
+  limits: { depth: number; folders: number } = RUN_SEARCH_LIMITS,
+): string[] {
+  const found: string[] = [];
+  let opened = 0;
+  const walk = (dir: string, depth: number): void => {
+    if (opened >= limits.folders) return;
+    opened++;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      // Dirent.isDirectory() is false for a symlink to a folder: links are skipped without a stat.
+      if (!e.isDirectory() || e.name.startsWith('.') || e.name === 'node_modules') continue;
+      const p = join(dir, e.name);
+      if (locateRun(p) !== null) found.push(p);
+      else if (depth < limits.depth) walk(p, depth + 1);
+    }
+  };
+  walk(resolve(runsDir), 1);
+  return found;
 }
 
 export interface SyncOutcome {

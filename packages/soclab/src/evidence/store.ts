@@ -1,5 +1,6 @@
-import { GENESIS_HASH, newUuid, nowUtc } from '../contracts/common.js';
+import { GENESIS_HASH, newUuid } from '../contracts/common.js';
 import { type AuditEventInput, type ChainVerification, EventType, type StoredAuditEvent } from '../contracts/events.js';
+import { seededNow, seededUuid } from '../contracts/reproducible.js';
 import { type OpenDatabaseOptions, type OpenedDatabase, openEvidenceDatabase } from './database.js';
 import { type ChainRow, linkRow, verifyRows } from './hash-chain.js';
 
@@ -107,13 +108,14 @@ export class SqlEvidenceStore implements EvidenceStore {
           for (const e of events) {
             sequence += 1;
             const row = linkRow({
-              event_id: e.event_id ?? newUuid(),
+              // Seeded campaigns: the store's own stream (model turns are appended while the run goes on).
+              event_id: e.event_id ?? seededUuid('evidence') ?? newUuid(),
               run_id: runId,
               sequence,
               event_type: e.event_type,
               payload: e.payload,
               previous_hash: previous,
-              recorded_at: nowUtc(),
+              recorded_at: (seededNow('evidence') ?? new Date()).toISOString(),
             });
             previous = row.event_hash;
             rows.push(row);
@@ -175,7 +177,7 @@ export class SqlEvidenceStore implements EvidenceStore {
     const row = {
       run_id: runId,
       events: JSON.stringify(events.map((e) => ({ event_type: e.event_type, payload: e.payload }))),
-      updated_at: nowUtc(),
+      updated_at: (seededNow('checkpoint') ?? new Date()).toISOString(),
     };
     await this.opened.db
       .insertInto('run_checkpoints')
