@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { createRunFolder, type RetryPolicy, type RunProgress, runExperiment, type TestCaseResult } from '@aeh/harness';
 import type { ModelProvider } from '@aeh/models';
 import { z } from 'zod';
@@ -387,7 +387,10 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     runDir,
     experimentPath: join(runDir, 'experiment.json'),
   };
-  return { ...run, scorecard: buildScorecard(run, { version: soclabVersion() }) };
+  // A seeded campaign's scorecard names its run folder without the path to it (reports must not depend on where
+  // they were written).
+  const runFolder = seeded ? basename(runDir) : undefined;
+  return { ...run, scorecard: buildScorecard(run, { version: soclabVersion(), runFolder }) };
 }
 
 /** A record with its wall-clock latency zeroed (reproducible mode). */

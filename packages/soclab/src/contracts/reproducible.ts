@@ -18,9 +18,20 @@ interface Scope {
   readonly seed: number;
   readonly name: string;
   readonly epochMs: number;
-  ids: number;
-  ticks: number;
-  bytes: number;
+  /** Readings so far per stream (`id:<stream>`, `clock:<stream>`, `bytes`). */
+  readonly counters: Map<string, number>;
+}
+
+/**
+ * Writers that run beside the main flow of a scenario run (the evidence store appends model turns while the
+ * investigation goes on) read their own stream, so how their I/O interleaves with the run cannot shift its ids.
+ */
+export type ReproducibleStream = 'main' | 'evidence' | 'checkpoint';
+
+function next(scope: Scope, counter: string): number {
+  const n = scope.counters.get(counter) ?? 0;
+  scope.counters.set(counter, n + 1);
+  return n;
 }
 
 const current = new AsyncLocalStorage<Scope>();
@@ -33,7 +44,7 @@ const TICK_MS = 1;
  * scopes replace the outer one; each scope counts its own readings, so concurrent scopes do not disturb each other.
  */
 export function withReproducibleScope<T>(seed: number, name: string, epochMs: number, fn: () => T): T {
-  return current.run({ seed, name, epochMs, ids: 0, ticks: 0, bytes: 0 }, fn);
+  return current.run({ seed, name, epochMs, counters: new Map() }, fn);
 }
 
 /** The active scope's seed and name, or null outside the reproducible mode. */
@@ -47,10 +58,10 @@ function digest(scope: Scope, kind: string, n: number): Buffer {
 }
 
 /** The next id of the active scope as an RFC 4122 version-4-shaped UUID, or null outside the reproducible mode. */
-export function seededUuid(): string | null {
+export function seededUuid(stream: ReproducibleStream = 'main'): string | null {
   const scope = current.getStore();
   if (!scope) return null;
-  const b = digest(scope, 'id', scope.ids++).subarray(0, 16);
+  const b = digest(scope, `id:${stream}`, next(scope, `id:${stream}`)).subarray(0, 16);
   b[6] = (b[6]! & 0x0f) | 0x40;
   b[8] = (b[8]! & 0x3f) | 0x80;
   const hex = b.toString('hex');
@@ -64,7 +75,7 @@ export function seededBytes(n: number): Buffer | null {
   const chunks: Buffer[] = [];
   let have = 0;
   while (have < n) {
-    const chunk = digest(scope, 'bytes', scope.bytes++);
+    const chunk = digest(scope, 'bytes', next(scope, 'bytes'));
     chunks.push(chunk);
     have += chunk.length;
   }
@@ -72,10 +83,10 @@ export function seededBytes(n: number): Buffer | null {
 }
 
 /** The scoped clock's next reading (it advances one tick per reading), or null outside the reproducible mode. */
-export function seededNow(): Date | null {
+export function seededNow(stream: ReproducibleStream = 'main'): Date | null {
   const scope = current.getStore();
   if (!scope) return null;
-  return new Date(scope.epochMs + TICK_MS * scope.ticks++);
+  return new Date(scope.epochMs + TICK_MS * next(scope, `clock:${stream}`));
 }
 
 /** Now: the scoped clock in the reproducible mode, else the system clock. */

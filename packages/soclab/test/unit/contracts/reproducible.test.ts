@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newUuid, nowUtc, Uuid } from '../../../src/contracts/common.js';
-import { reproducibleScope, withReproducibleScope } from '../../../src/contracts/reproducible.js';
+import { reproducibleScope, seededUuid, withReproducibleScope } from '../../../src/contracts/reproducible.js';
 import { ApprovalService } from '../../../src/control/approvals.js';
 import { GrantSigner } from '../../../src/control/grants.js';
 import { makeProposal } from '../../control/helpers.js';
@@ -41,6 +41,19 @@ describe('reproducible clock and ids', () => {
     const times = a.filter((_, i) => i % 2 === 1).map(Date.parse);
     expect(times[0]).toBe(EPOCH_MS);
     for (let i = 1; i < times.length; i++) expect(times[i]!).toBeGreaterThan(times[i - 1]!);
+  });
+
+  it('a side writer on its own stream (the evidence store) does not shift the ids or times of the run itself', () => {
+    const run = (sideReadings: number) =>
+      withReproducibleScope(1, 'x', EPOCH_MS, () => {
+        const main = [newUuid()];
+        for (let i = 0; i < sideReadings; i++) seededUuid('evidence');
+        main.push(newUuid(), nowUtc());
+        return main;
+      });
+    expect(run(3)).toEqual(run(0));
+    const side = withReproducibleScope(1, 'x', EPOCH_MS, () => seededUuid('evidence'));
+    expect(side).not.toBe(run(0)[0]);
   });
 
   it('grants and approvals: seeded ids, nonces and signatures repeat within the same scope only', () => {
