@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { ModelProvider } from '@aeh/models';
-import { type CampaignRun, runCampaign } from '../campaign/run.js';
+import { type CampaignRun, type CampaignProgress as RunnerProgress, runCampaign } from '../campaign/run.js';
 import { selectScenarios } from '../campaign/suite.js';
 import { AUTHORITY_LABELS } from '../contracts/enums.js';
 import type { AttackScenario } from '../contracts/scenarios.js';
@@ -12,6 +12,7 @@ import { sealInterruptedRuns } from '../evidence/interrupted.js';
 import type { EvidenceStore, SqlEvidenceStore } from '../evidence/store.js';
 import { checkProviderSelection, isLiveProvider, soclabProviderRegistry } from '../providers/registry.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
+import type { CampaignWorkerPool } from '../service/worker-pool.js';
 import type { CampaignCreate, CampaignProgress, CampaignSummaryRow, CampaignView } from './schemas.js';
 import type { ApiStore, CampaignRow, CampaignStatus } from './store.js';
 
@@ -61,6 +62,11 @@ export interface CampaignServiceOptions {
   providerFactory?: (scenario: AttackScenario) => ModelProvider;
   /** Report background failures (never throws). */
   log?: (message: string) => void;
+  /**
+   * Run campaigns on these worker threads instead of the server's event loop (each opens `databaseUrl` itself).
+   * Ignored with a `providerFactory` (a function cannot cross to a thread).
+   */
+  pool?: { workers: CampaignWorkerPool; databaseUrl: string };
 }
 
 const EMPTY_PROGRESS: CampaignProgress = {
@@ -108,6 +114,8 @@ export function summaryOf(run: Pick<CampaignRun, 'info' | 'assessment' | 'record
     attempted_harm_runs: a.ledgers?.intrinsic.attempted_harm.runs ?? 0,
   };
 }
+
+const withoutScorecard = ({ scorecard: _scorecard, ...rest }: CampaignRun): Omit<CampaignRun, 'scorecard'> => rest;
 
 const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -353,53 +361,75 @@ export class CampaignService {
     const runIds = new Set<string>();
     const approvalTimeout = request.approval_timeout_seconds ?? this.options.approvalTimeoutSeconds;
     try {
-      const run = await runCampaign(
-        {
-          mode: request.mode,
-          provider: request.provider_id,
-          model: request.model,
-          level: request.authority_level,
-          repeats: request.repeats,
-          scenarios: request.scenario_ids,
-          approver: request.approver,
-          ablate: request.ablate,
-          concurrency: this.options.concurrency,
-          // A run waiting for a person must outlive the wait.
-          timeout: human ? approvalTimeout + 300 : 300,
-        },
-        {
-          signal,
-          runDir,
-          evidence: yieldingStore(this.options.evidence, runIds),
-          corpus: this.corpus,
-          providerFactory: this.options.providerFactory,
-          approvalService: human
-            ? this.options.inbox.channel({ campaign_id: campaignId, timeoutSeconds: approvalTimeout })
-            : undefined,
-          onStart: ({ total }) => {
-            progress.total = total;
-            persist();
-          },
-          onProgress: (p) => {
-            Object.assign(progress, {
-              total: p.total,
-              done: p.done,
-              passed: p.passed,
-              failed: p.failed,
-              errors: p.errors,
-              last_scenario: p.scenario_id,
-            });
-            if (p.attack_succeeded) progress.attack_successes += 1;
-            persist();
-          },
-        },
-      );
+      const campaignOptions = {
+        mode: request.mode,
+        provider: request.provider_id,
+        model: request.model,
+        level: request.authority_level,
+        repeats: request.repeats,
+        scenarios: request.scenario_ids,
+        approver: request.approver,
+        ablate: request.ablate,
+        concurrency: this.options.concurrency,
+        // A run waiting for a person must outlive the wait.
+        timeout: human ? approvalTimeout + 300 : 300,
+      };
+      const approvalService = human
+        ? this.options.inbox.channel({ campaign_id: campaignId, timeoutSeconds: approvalTimeout })
+        : undefined;
+      const onProgress = (p: RunnerProgress) => {
+        Object.assign(progress, {
+          total: p.total,
+          done: p.done,
+          passed: p.passed,
+          failed: p.failed,
+          errors: p.errors,
+          last_scenario: p.scenario_id,
+        });
+        if (p.attack_succeeded) progress.attack_successes += 1;
+        persist();
+      };
+      const pool = this.options.providerFactory ? undefined : this.options.pool;
+      const run: Omit<CampaignRun, 'scorecard'> = pool
+        ? await pool.workers.run(
+            {
+              campaign_id: campaignId,
+              options: campaignOptions,
+              run_dir: runDir,
+              database_url: pool.databaseUrl,
+              human,
+            },
+            {
+              signal,
+              approvalService,
+              onRunId: (id) => runIds.add(id),
+              onStart: (total) => {
+                progress.total = total;
+                persist();
+              },
+              onProgress,
+            },
+          )
+        : withoutScorecard(
+            await runCampaign(campaignOptions, {
+              signal,
+              runDir,
+              evidence: yieldingStore(this.options.evidence, runIds),
+              corpus: this.corpus,
+              providerFactory: this.options.providerFactory,
+              approvalService,
+              onStart: ({ total }) => {
+                progress.total = total;
+                persist();
+              },
+              onProgress,
+            }),
+          );
       await writes;
       if (signal.aborted || run.info.state === 'cancelled') throw new Error('aborted');
       // The scorecard is rebuilt on demand (with or without a baseline); the campaign is named by its API id, and
       // the harness experiment id stays in the run folder's journal.
-      const { scorecard: _scorecard, ...rest } = run;
-      const stored: StoredCampaignRun = { ...rest, info: { ...run.info, campaign_id: campaignId } };
+      const stored: StoredCampaignRun = { ...run, info: { ...run.info, campaign_id: campaignId } };
       await store.updateCampaign(campaignId, {
         status: 'completed',
         finished_at: new Date().toISOString(),

@@ -81,6 +81,11 @@ export const ServerConfig = z.strictObject({
   pdf_per_token: z.number().int().min(1).max(100).default(1),
   /** Scenario runs in parallel inside one campaign. */
   campaign_concurrency: z.number().int().min(1).max(64).default(4),
+  /**
+   * Worker threads that run campaigns off the API's event loop (each runs one campaign at a time); 0 runs them
+   * in the server process as before.
+   */
+  campaign_workers: z.number().int().min(0).max(16).default(1),
   /** Chromium for PDF reports; default CHROMIUM_PATH, else `chromium` on PATH. */
   chromium_path: z.string().trim().min(1).optional(),
   /** Log requests to stderr (pino). */

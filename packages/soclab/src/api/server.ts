@@ -26,6 +26,7 @@ import { SOCLAB_VERSION } from '../index.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import '../scenarios/builtin-modes.js';
 import { can, ensureGeneratedToken, type Permission, type Principal, TokenRegistry } from './auth.js';
+import { CampaignWorkerPool } from '../service/worker-pool.js';
 import { CampaignService } from './campaigns.js';
 import { isLoopback, type ServerConfig } from './config.js';
 import type { ApiApp, ApiContext } from './context.js';
@@ -147,7 +148,8 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   }
   const registry = new TokenRegistry(tokens);
 
-  const evidence = await openEvidenceStore(config.database_url ?? join(config.data_dir, 'soclab.sqlite'));
+  const databaseUrl = config.database_url ?? join(config.data_dir, 'soclab.sqlite');
+  const evidence = await openEvidenceStore(databaseUrl);
   const store = await ApiStore.open(evidence);
   // Runs a previous process left half-written keep their events and get a terminal run.interrupted event, which
   // names the human decision a run was waiting for (the request is kept in the approvals table too).
@@ -202,7 +204,14 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
       ),
   });
 
+  // Worker threads open the store themselves, so they need one another process could open (not :memory:), and they
+  // load the bundled corpus and the provider registry (not an injected corpus or provider factory).
+  const workers =
+    config.campaign_workers > 0 && databaseUrl !== ':memory:' && !options.providerFactory && !options.corpus
+      ? new CampaignWorkerPool({ size: config.campaign_workers, env })
+      : null;
   const campaigns = new CampaignService({
+    pool: workers ? { workers, databaseUrl } : undefined,
     store,
     evidence,
     inbox,
@@ -467,6 +476,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
         })),
       );
       await campaigns.close();
+      await workers?.close();
       await app.close();
       await approvalWrites;
       await sealInterruptedRuns(evidence, 'the server was stopped while the run was in progress', undefined, (runId) =>

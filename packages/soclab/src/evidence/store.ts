@@ -133,7 +133,14 @@ export class SqlEvidenceStore implements EvidenceStore {
           );
         });
       } catch (error) {
-        if (attempt < 5 && /unique|duplicate/i.test(String((error as Error).message))) continue;
+        const message = String((error as Error).message);
+        if (attempt < 5 && /unique|duplicate/i.test(message)) continue;
+        // Another connection (a campaign worker thread, the API) wrote to the SQLite file after this transaction
+        // read: SQLite refuses the upgrade at once without waiting (SQLITE_BUSY), so wait a moment and redo it.
+        if (attempt < 200 && /database is locked|SQLITE_BUSY/i.test(message)) {
+          await new Promise((resolve) => setTimeout(resolve, 2 + Math.floor(Math.random() * 8)));
+          continue;
+        }
         throw error;
       }
     }
