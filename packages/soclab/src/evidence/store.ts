@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { GENESIS_HASH, newUuid } from '../contracts/common.js';
 import { type AuditEventInput, type ChainVerification, EventType, type StoredAuditEvent } from '../contracts/events.js';
 import { seededNow, seededUuid } from '../contracts/reproducible.js';
@@ -95,6 +96,12 @@ export class SqlEvidenceStore implements EvidenceStore {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.opened.db.transaction().execute(async (trx) => {
+          // PostgreSQL writers on other connections (API, workers on other machines) take turns per chain: the
+          // lock lasts until commit, so two appends to one chain cannot both read the same last event (appends to
+          // other chains do not wait). SQLite serializes writers by itself.
+          if (this.opened.dialect === 'postgres') {
+            await sql`select pg_advisory_xact_lock(hashtextextended(${runId}, 0))`.execute(trx);
+          }
           const last = await trx
             .selectFrom('audit_events')
             .select(['sequence', 'event_hash'])
