@@ -1,5 +1,6 @@
 import { type CommandModule, createProgram, runProgram } from '@aeh/harness/cli/program';
 import type { Command } from '@commander-js/extra-typings';
+import * as attack from './commands/attack.js';
 import * as campaign from './commands/campaign.js';
 import * as compare from './commands/compare.js';
 import * as conformance from './commands/conformance.js';
@@ -32,6 +33,7 @@ const commands: CommandModule[] = [
   campaign,
   compare,
   conformance,
+  attack,
   report,
   demo,
   versionCommand,
