@@ -16,6 +16,8 @@ import {
   REGISTRY_CHANNEL,
   REGISTRY_KEY,
   type RunRecord,
+  WORKER_HEARTBEAT_TTL_S,
+  workersKeyFor,
 } from './protocol.js';
 import { bullConnection, connectRedis, failureDescriber, redactRedisUrl } from './redis.js';
 import { readRedisRunId, readRedisSetup, redisSetupWarnings } from './redis-setup.js';
@@ -364,11 +366,19 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     if (stallSaid || Date.now() - lastChange < stallMs) return;
     const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
     const queued = Object.values(counts).reduce((a, b) => a + b, 0);
-    if (queued === 0 || (await queue.getWorkersCount()) > 0) return;
+    if (queued === 0 || (await liveWorkers()) > 0) return;
     stallSaid = true;
     note(
       `harness: no result for ${Math.round((Date.now() - lastChange) / 1000)} s: ${queued} case run(s) are queued in ${queueName} and no worker is connected${everProcessed ? ' any more' : ''}. Start one with:  harness worker --queue ${shownUrl}  (this coordinator keeps waiting; Ctrl+C leaves a partial run to resume)`,
     );
+  };
+
+  /** Workers whose heartbeat (Redis time) is recent, else BullMQ's count of connected worker clients. */
+  const liveWorkers = async (): Promise<number> => {
+    const [now] = await redis.time();
+    const beating = await redis.zcount(workersKeyFor(runId), Number(now) - WORKER_HEARTBEAT_TTL_S, '+inf');
+    if (beating > 0) return beating;
+    return queue.getWorkersCount().catch(() => 0); // CLIENT LIST may be refused (managed Redis)
   };
 
   const tick = async () => {
@@ -468,7 +478,7 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
 
   async function retire() {
     await redis.hdel(REGISTRY_KEY, runId);
-    await redis.del(noticesKeyFor(runId));
+    await redis.del(noticesKeyFor(runId), workersKeyFor(runId));
     await redis.publish(REGISTRY_CHANNEL, runId);
     await queue.obliterate({ force: true });
   }

@@ -20,6 +20,18 @@ export function queueNameFor(runId: string): string {
   return `harness-run-${runId}`;
 }
 
+/**
+ * Sorted set of the workers serving a run: member = worker name, score = Redis server time (s) of its last
+ * heartbeat. Redis' clock, not the machines', so skewed clocks do not matter; and unlike CLIENT LIST, it
+ * survives reconnections (client names are lost with them) and works where CLIENT is not allowed.
+ */
+export function workersKeyFor(runId: string): string {
+  return `harness:run:${runId}:workers`;
+}
+
+/** A worker that has not beaten for this long (seconds) is not counted as alive. */
+export const WORKER_HEARTBEAT_TTL_S = 10;
+
 /** Redis hash where workers leave notices for a run's coordinator (field = worker name). */
 export function noticesKeyFor(runId: string): string {
   return `harness:run:${runId}:notices`;

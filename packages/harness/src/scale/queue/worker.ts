@@ -17,6 +17,7 @@ import {
   REGISTRY_CHANNEL,
   REGISTRY_KEY,
   RunRecord,
+  workersKeyFor,
 } from './protocol.js';
 import { bullConnection, connectRedis, failureDescriber, redactRedisUrl } from './redis.js';
 import { readRedisRunId, readRedisSetup, redisSetupWarnings } from './redis-setup.js';
@@ -219,12 +220,27 @@ export class WorkerHost {
         await this.#notice(id, message);
       }
     }
-    if (this.#active.size > 0) this.#idleSince = Date.now();
+    if (this.#active.size > 0) {
+      this.#idleSince = Date.now();
+      await this.#heartbeat(redis);
+    }
     const idle = this.#options.idleExitSeconds;
     if (idle !== undefined && this.#active.size === 0 && Date.now() - this.#idleSince >= idle * 1000) {
       this.#log(`harness worker ${this.name}: no run for ${idle}s; exiting`);
       void this.stop();
     }
+  }
+
+  /** Tell each run's coordinator this worker is alive (its stall detector counts live workers). */
+  async #heartbeat(redis: Redis): Promise<void> {
+    const [seconds] = await redis.time();
+    const pipe = redis.pipeline();
+    for (const id of this.#active.keys()) {
+      pipe.zadd(workersKeyFor(id), Number(seconds), this.name);
+      // Refreshed every poll; expires soon after the last worker stops (or beats once after the run retired).
+      pipe.expire(workersKeyFor(id), 60);
+    }
+    await pipe.exec();
   }
 
   /** Redis did not answer a registry poll: say so once per outage; ioredis keeps reconnecting with backoff. */

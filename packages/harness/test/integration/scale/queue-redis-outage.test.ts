@@ -221,5 +221,17 @@ if (!redis.available && process.env.CI) {
       worker.kill('SIGTERM');
       expect(await exited(worker)).toBe(0);
     }, 240_000);
+
+    it('a slow case on a live worker is not a stall: nothing is said while the worker beats', async () => {
+      const dir = slowSuite('queue-slow', 2, 4000); // three case x repeat keys of 4 s each, run side by side
+      const url = await redis.start();
+      const worker = startHarness(children, workerArgs(url, 3), dir);
+      const coordinator = startHarness(children, runArgs(url, ['--queue-stall-after', '1']), dir);
+      expect(await exited(coordinator, 120_000)).toBe(0);
+      expect(journalResults(join(dir, 'dist'))).toHaveLength(3);
+      expect(coordinator.errText).not.toMatch(/no result for|no worker/);
+      worker.kill('SIGTERM');
+      expect(await exited(worker)).toBe(0);
+    }, 240_000);
   });
 }
