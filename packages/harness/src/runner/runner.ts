@@ -566,6 +566,11 @@ export interface RunExperimentOptions {
   onResult?(result: TestCaseResult, progress: RunProgress): void;
   /** OpenTelemetry tracing (lazily created by the CLI when asked for); the caller shuts it down. */
   tracer?: RunTracer;
+  /**
+   * A reproducible run (e.g. `soclab campaign --seed`): the header's id, and the clock its start and finish times
+   * are read from. Default: a random id and the system clock. Case results keep their measured times.
+   */
+  reproducible?: { id: string; now: () => Date };
 }
 
 /** What a replacement for the local runner receives (`RunExperimentOptions.execute`). */
@@ -673,6 +678,7 @@ async function countPlanned(
  */
 export async function runExperiment(options: RunExperimentOptions): Promise<RunExperimentResult> {
   const { suite } = options;
+  const headerNow = options.reproducible?.now ?? (() => new Date());
   const redactor = suite.redactor ?? new SecretScrubber();
   const scrub = (t: string) => redactor.text(t);
   const given = options.context ?? { baseDir: suite.baseDir, env: process.env };
@@ -779,7 +785,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
       descriptor.version = suite.agent.version;
     header = {
       schema_version: '1',
-      id: randomUUID().replace(/-/g, '').slice(0, 12),
+      id: options.reproducible?.id ?? randomUUID().replace(/-/g, '').slice(0, 12),
       name: suite.name,
       state: 'running',
       suite: {
@@ -791,7 +797,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
         ...(suite.headline ? { headline: suite.headline } : {}),
       },
       agent: descriptor,
-      started_at: new Date().toISOString(),
+      started_at: headerNow().toISOString(),
       finished_at: null,
       metrics: {},
       thresholds: null,
@@ -840,7 +846,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
     // A failure of the harness itself (not of a case): record what we have, then report it.
     journal.end({
       state: 'failed',
-      finished_at: new Date().toISOString(),
+      finished_at: headerNow().toISOString(),
       metrics: {},
       thresholds: null,
     });
@@ -876,7 +882,7 @@ export async function runExperiment(options: RunExperimentOptions): Promise<RunE
   const thresholds =
     options.thresholds !== false && Object.keys(rules).length > 0 ? checkThresholds(metrics, rules) : null;
   const state: ExperimentState = outcome.state;
-  const end = { state, finished_at: new Date().toISOString(), metrics, thresholds };
+  const end = { state, finished_at: headerNow().toISOString(), metrics, thresholds };
   journal.end(end);
   journal.close();
   runTrace?.end(state, metrics);

@@ -276,6 +276,13 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     experiment = await runExperiment({
       suite,
       agent: seeded ? seededAgent(agent, seeded, label) : agent,
+      // The harness run header (its id is the campaign id) from the seed and the epoch too.
+      reproducible: seeded
+        ? {
+            id: sha256Hex(`soclab-seeded-campaign\0${seeded.seed}\0${label}`).slice(0, 12),
+            now: () => new Date(seeded.epochMs),
+          }
+        : undefined,
       outDir: runDir,
       repeat: options.repeats,
       concurrency: options.concurrency,
@@ -347,7 +354,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   const first = records[0];
   const epoch = seeded ? new Date(seeded.epochMs).toISOString() : null;
   const info: CampaignInfo = {
-    campaign_id: seeded ? sha256Hex(`soclab-seeded-campaign\0${seeded.seed}\0${label}`).slice(0, 12) : header.id,
+    campaign_id: header.id,
     label,
     mode: options.mode,
     ablated: options.ablate ?? null,
@@ -366,8 +373,8 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     fixture: first?.fixture ?? { name: corpus.incident.fixture, version: 'unknown', sha256: 'unknown' },
     prompt_version: PROMPT_VERSION,
     incident: { id: corpus.incident.id, version: corpus.incident.version, title: corpus.incident.title },
-    started_at: epoch ?? header.started_at,
-    finished_at: epoch !== null && header.finished_at !== null ? epoch : header.finished_at,
+    started_at: header.started_at,
+    finished_at: header.finished_at,
     state: experiment.state,
     run_dir: runDir,
     skipped: selection.skipped,

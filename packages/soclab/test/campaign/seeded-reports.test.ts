@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ModelProvider } from '@aeh/models';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { runCampaign } from '../../src/campaign/run.js';
+import { parseSeed } from '../../src/cli/campaign-support.js';
 import type { AttackScenario } from '../../src/contracts/scenarios.js';
 import { MockAdversaryProvider } from '../../src/providers/mock.js';
 import { renderHtml } from '../../src/reports/render.js';
@@ -58,6 +59,15 @@ describe('seeded campaigns (--seed with SOURCE_DATE_EPOCH)', () => {
       expect(sa.campaign.reproducible).toEqual({ seed: 7, epoch: '2023-11-14T22:13:20.000Z', latency: 'not_reported' });
       expect(sa.generated_at).toBe('2023-11-14T22:13:20.000Z');
       expect(sa.campaign.started_at).toBe('2023-11-14T22:13:20.000Z');
+      // The harness run header agrees: its id is the campaign id, its times the epoch, in both folders.
+      for (const dir of [a, b]) {
+        const header = JSON.parse(readFileSync(join(dir, mode, 'experiment.json'), 'utf8'));
+        expect([header.id, header.started_at, header.finished_at]).toEqual([
+          sa.campaign.campaign_id,
+          '2023-11-14T22:13:20.000Z',
+          '2023-11-14T22:13:20.000Z',
+        ]);
+      }
       expect(sa.runs.length).toBe(4);
       expect(sa.runs.every((r) => r.latency_ms === 0)).toBe(true);
       for (const file of PROMISED) expect(read(a, `${mode}-${file}`).toString()).not.toContain(root);
@@ -83,16 +93,21 @@ describe('seeded campaigns (--seed with SOURCE_DATE_EPOCH)', () => {
   }, 60_000);
 
   it('a seed that is not an integer from 0 to 2^31-1, or a bad SOURCE_DATE_EPOCH, exits 2 naming it', async () => {
-    for (const seed of ['-1', 'abc', '1.5', '1e3', '2147483648', ' ']) {
-      const r = await soclabIsolated(['campaign', '--seed', seed, '--out', folder('bad-seed')]);
-      expect(r.code, seed).toBe(2);
-      expect(r.stderr).toContain('--seed must be an integer from 0 to 2147483647');
+    for (const seed of ['-1', 'abc', '1.5', '1e3', '2147483648', ' ', '0x10']) {
+      expect(() => parseSeed(seed), seed).toThrow('--seed must be an integer from 0 to 2147483647');
     }
-    const r = await soclabIsolated(['campaign', '--seed', '1', '--scenario', 'BEN-001', '--out', folder('bad-epoch')], {
-      SOURCE_DATE_EPOCH: 'yesterday',
-    });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain("SOURCE_DATE_EPOCH must be an integer number of seconds (got 'yesterday')");
+    expect(parseSeed('0')).toBe(0);
+    expect(parseSeed('2147483647')).toBe(2147483647);
+    const [seed, epoch] = await Promise.all([
+      soclabIsolated(['campaign', '--seed', '1.5', '--out', folder('bad-seed')]),
+      soclabIsolated(['campaign', '--seed', '1', '--scenario', 'BEN-001', '--out', folder('bad-epoch')], {
+        SOURCE_DATE_EPOCH: 'yesterday',
+      }),
+    ]);
+    expect(seed.code).toBe(2);
+    expect(seed.stderr).toContain("--seed must be an integer from 0 to 2147483647 (got '1.5')");
+    expect(epoch.code).toBe(2);
+    expect(epoch.stderr).toContain("SOURCE_DATE_EPOCH must be an integer number of seconds (got 'yesterday')");
   }, 60_000);
 
   it('two seeded `soclab demo` runs write byte-identical reports', async () => {

@@ -207,6 +207,28 @@ describe('runExperiment', () => {
     expect(calls).toHaveLength(0);
   });
 
+  it('a reproducible run takes its header id and start/finish times from the caller; a normal run does not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aeh-run-'));
+    const at = new Date(1_700_000_000_000);
+    const fixed = await runExperiment({
+      suite: suiteOf([tc('a', 'one')]),
+      agent: scriptedAgent(),
+      outDir: join(dir, 'fixed'),
+      reproducible: { id: 'abc123def456', now: () => at },
+    });
+    const exp = JSON.parse(readFileSync(fixed.experimentPath, 'utf8'));
+    expect([exp.id, exp.started_at, exp.finished_at]).toEqual(['abc123def456', at.toISOString(), at.toISOString()]);
+    const normal = await runExperiment({
+      suite: suiteOf([tc('a', 'one')]),
+      agent: scriptedAgent(),
+      outDir: join(dir, 'n'),
+    });
+    const header = JSON.parse(readFileSync(normal.experimentPath, 'utf8'));
+    expect(header.id).toMatch(/^[0-9a-f]{12}$/);
+    expect(header.id).not.toBe('abc123def456');
+    expect(Date.parse(header.started_at)).toBeGreaterThan(at.getTime());
+  });
+
   it('runs only the missing keys on resume', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aeh-run-'));
     const calls: { input: string; attempt: number }[] = [];
