@@ -23,10 +23,16 @@ const PROMISED = ['scorecard.json', 'executive.html', 'technical.html', 'summary
 const folder = (name: string) => join(root, name);
 const read = (dir: string, file: string) => readFileSync(join(dir, file));
 
-async function campaign(out: string, mode: string, seed: string, extra: string[] = []) {
+/** Another "machine": time zone, locale and scheduling (one run at a time) differ from the default run. */
+const ELSEWHERE = {
+  env: { TZ: 'Asia/Kolkata', LC_ALL: 'de_DE.UTF-8', LANG: 'de_DE.UTF-8' },
+  args: ['--concurrency', '1'],
+};
+
+async function campaign(out: string, mode: string, seed: string, elsewhere = { env: {}, args: [] as string[] }) {
   const r = await soclabIsolated(
-    ['campaign', '--mode', mode, '--scenario', SUBSET, '--seed', seed, '--out', out, ...extra],
-    { SOURCE_DATE_EPOCH: EPOCH },
+    ['campaign', '--mode', mode, '--scenario', SUBSET, '--seed', seed, '--out', out, ...elsewhere.args],
+    { SOURCE_DATE_EPOCH: EPOCH, ...elsewhere.env },
   );
   expect(r.stderr).not.toMatch(/Error/);
   // 0, or 1 when a gate fails (baseline's do): the campaign ran to the end either way.
@@ -39,10 +45,10 @@ function expectSameBytes(a: string, b: string, files: string[]) {
 }
 
 describe('seeded campaigns (--seed with SOURCE_DATE_EPOCH)', () => {
-  it('two seeded mock campaigns in different folders write byte-identical reports, protected and baseline', async () => {
+  it('two seeded mock campaigns in different folders, time zones and concurrency write byte-identical reports, protected and baseline', async () => {
     for (const mode of ['protected', 'baseline']) {
       const [a, b] = [folder(`${mode}-a`), folder(`nested/elsewhere/${mode}-b`)];
-      const codes = await Promise.all([campaign(a, mode, '7'), campaign(b, mode, '7')]);
+      const codes = await Promise.all([campaign(a, mode, '7'), campaign(b, mode, '7', ELSEWHERE)]);
       expect(codes[1]).toBe(codes[0]);
       expectSameBytes(
         a,
