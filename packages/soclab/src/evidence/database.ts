@@ -2,7 +2,6 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 
 export interface AuditEventsTable {
   event_id: string;
@@ -80,6 +79,8 @@ export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOp
   let db: Kysely<EvidenceDatabase>;
   let location: string;
   if (dialect === 'postgres') {
+    // The PostgreSQL driver (~40 modules) loads only when a PostgreSQL URL is used: SQLite runs never need it.
+    const { default: pg } = await import('pg');
     db = new Kysely<EvidenceDatabase>({
       dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: target, max: 4 }) }),
     });

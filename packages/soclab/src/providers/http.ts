@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { SecretScrubber } from '@aeh/harness';
 import { currentTraceparent } from '@aeh/harness/telemetry/context';
 import {
@@ -16,7 +17,7 @@ import {
   Timer,
   withToolResult,
 } from '@aeh/models';
-import { Agent, type Dispatcher, request as undiciRequest } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import {
   AGENT_CONTRACT_ID,
   type AgentRequest,
@@ -144,8 +145,22 @@ export function stderrHttpLogger(level = process.env.SOCLAB_LOG_LEVEL ?? 'warn')
   return { debug: (l) => write('debug', l), info: (l) => write('info', l), warn: (l) => write('warn', l) };
 }
 
+type Undici = typeof import('undici');
+let undiciModule: Undici | undefined;
+/**
+ * undici (~130 modules) loads when the first http provider is built, not with the CLI: campaigns on other providers
+ * never need it. A synchronous require keeps the constructor synchronous (its errors stay configuration errors).
+ */
+const undici = (): Undici => {
+  undiciModule ??= createRequire(import.meta.url)('undici') as Undici;
+  return undiciModule;
+};
+
 /** The default transport: undici with a keep-alive pool and a bounded body read. */
-export function undiciTransport(dispatcher: Dispatcher = new Agent({ keepAliveTimeout: 10_000 })): AgentTransport {
+export function undiciTransport(
+  dispatcher: Dispatcher = new (undici().Agent)({ keepAliveTimeout: 10_000 }),
+): AgentTransport {
+  const { request: undiciRequest } = undici();
   return async ({ url, headers, body, signal, maxResponseBytes }) => {
     let res: Dispatcher.ResponseData;
     try {
@@ -309,7 +324,7 @@ export class HttpAgentProvider implements ModelProvider {
       this.#transport = options.transport;
       this.#ownsDispatcher = null;
     } else {
-      this.#ownsDispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
+      this.#ownsDispatcher = new (undici().Agent)({ keepAliveTimeout: 10_000, connections: 64 });
       this.#transport = undiciTransport(this.#ownsDispatcher);
     }
     this.#logger = options.logger ?? silentLogger;

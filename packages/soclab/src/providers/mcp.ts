@@ -10,7 +10,7 @@ import {
   ProviderError,
 } from '@aeh/models';
 import type { InvestigationResult } from '../contracts/models.js';
-import { type McpAgentLaunch, type McpAgentTransport, runMcpAgent } from '../mcp/agent-process.js';
+import type { McpAgentLaunch, McpAgentTransport } from '../mcp/agent-process.js';
 import type { SelfDrivenAgent } from '../mcp/self-driven.js';
 import { type McpLimitsInput, McpRunSession, mcpTraceId } from '../mcp/session.js';
 import type { InvestigationOptions } from '../orchestrator/investigation.js';
@@ -117,6 +117,8 @@ export class McpAgentProvider implements ModelProvider, SelfDrivenAgent {
       onTurn: options.onTurn,
       onProposal: options.onProposal,
     });
+    // The MCP server SDK and its HTTP stack (~120 ms of module loading) load on the first MCP run only.
+    const { runMcpAgent } = await import('../mcp/agent-process.js');
     await runMcpAgent(session, this.#options);
     return session.result();
   }

@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/cli.js';
+
+// Every `soclab demo` / `soclab campaign` pays for the modules it loads before its first scenario runs (Node 20
+// has no compile cache). These stacks are needed only by one provider or one database, so a mock campaign on
+// SQLite must not load them: undici (http provider), the MCP server SDK (mcp provider), pg (PostgreSQL URL).
+const dir = mkdtempSync(join(tmpdir(), 'soclab-lazy-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const dist = join(REPO_ROOT, 'packages/soclab/dist');
+
+/** Paths of every module (ESM and CommonJS) a fresh process loads while running `code`. */
+async function modulesLoadedBy(code: string): Promise<string[]> {
+  const log = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
+  const hooks = join(dir, 'hooks.mjs');
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  appendFileSync(${JSON.stringify(log)}, url + '\\n');
+  return next(url, context);
+}`,
+  );
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`file://${hooks}`)});`;
+  const script = `${code}
+import { createRequire } from 'node:module';
+import { appendFileSync } from 'node:fs';
+appendFileSync(${JSON.stringify(log)}, Object.keys(createRequire(import.meta.url).cache).join('\\n') + '\\n');`;
+  await promisify(execFile)(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', script],
+    { cwd: REPO_ROOT, env: { ...process.env, NODE_ENV: 'production' }, timeout: 60_000 },
+  );
+  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+}
+
+describe('a mock campaign on SQLite loads no provider or database stack it does not use', () => {
+  it.skipIf(!existsSync(join(dist, 'campaign/study.js')))(
+    'opens a SQLite evidence store and loads the study without undici, the MCP server SDK or pg',
+    async () => {
+      const loaded = await modulesLoadedBy(`
+const { runStudy } = await import(${JSON.stringify(`file://${dist}/campaign/study.js`)});
+const { openEvidenceStore } = await import(${JSON.stringify(`file://${dist}/evidence/index.js`)});
+const { soclabProviderRegistry } = await import(${JSON.stringify(`file://${dist}/providers/registry.js`)});
+if (typeof runStudy !== 'function') throw new Error('no runStudy');
+const store = await openEvidenceStore(':memory:');
+await store.append('run-1', { event_type: 'run.started', payload: {} });
+await store.close();
+soclabProviderRegistry({ env: {} }).check('mock');`);
+      // Degenerate check first: the hook saw the modules that were loaded (study, kysely, better-sqlite3).
+      expect(loaded.some((m) => m.includes('/campaign/study.js'))).toBe(true);
+      expect(loaded.some((m) => m.includes('better-sqlite3'))).toBe(true);
+      const unwanted = loaded.filter((m) => /node_modules\/(undici|pg|@modelcontextprotocol\/server)\//.test(m));
+      expect(unwanted).toEqual([]);
+    },
+  );
+
+  it.skipIf(!existsSync(join(dist, 'providers/http.js')))(
+    'still loads undici when an http provider is built',
+    async () => {
+      const loaded = await modulesLoadedBy(`
+const { HttpAgentProvider } = await import(${JSON.stringify(`file://${dist}/providers/http.js`)});
+HttpAgentProvider.fromEnv({ SOCLAB_HTTP_AGENT_URL: 'http://127.0.0.1:9/agent' });`);
+      expect(loaded.some((m) => /node_modules\/undici\//.test(m))).toBe(true);
+    },
+  );
+});
