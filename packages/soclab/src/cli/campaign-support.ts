@@ -87,6 +87,14 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
     .option('--policy-dir <dir>', help.policyDir)
     .option('--db <url>', 'evidence database (default: SOCLAB_DATABASE_URL or runs/soclab.sqlite)')
     .option('--otel', 'export OpenTelemetry traces over OTLP/HTTP (on when OTEL_EXPORTER_OTLP_ENDPOINT is set)')
+    .option(
+      '--incident <name>',
+      'incident to run (file under incidents/; default SOCLAB_INCIDENT or identity-compromise)',
+    )
+    .option(
+      '--transform <chains>',
+      'also run every payload attack through these transform chains, each variant its own case (e.g. base64,wrap-system+hex; default SOCLAB_TRANSFORMS)',
+    )
     .option('--agent-command <command>', 'with --provider mcp: the MCP agent to launch for each scenario run')
     .addOption(
       new Option('--agent-transport <transport>', 'with --provider mcp: how the agent reaches the lab').choices([
@@ -117,6 +125,8 @@ export interface StudyOptionValues {
   agentCommand?: string;
   agentTransport?: 'http' | 'stdio';
   otel?: boolean;
+  incident?: string;
+  transform?: string;
 }
 
 /** Run the study the shared options describe (plus `extra`: the mode or `compare`); a bad `--ablate` exits 2. */
@@ -132,6 +142,7 @@ export async function runStudyFromOptions(
     throw new CliError((error as Error).message, EXIT.usage);
   }
   applyMcpAgentOptions(opts);
+  await applyCorpusOptions(opts);
   return runStudyCli(
     {
       ...extra,
@@ -152,6 +163,35 @@ export async function runStudyFromOptions(
     },
     { db: opts.db, otel: opts.otel },
   );
+}
+
+/**
+ * `--incident` and `--transform` choose the corpus the way SOCLAB_INCIDENT and SOCLAB_TRANSFORMS do (the campaign
+ * loads the corpus itself); bad values exit 2 here, naming the flag.
+ */
+async function applyCorpusOptions(opts: StudyOptionValues): Promise<void> {
+  if (opts.incident !== undefined) {
+    if (!/^[a-z][a-z0-9_-]{0,63}$/.test(opts.incident)) {
+      throw new CliError(
+        `--incident must be a lowercase name of a file under incidents/, got '${opts.incident}'`,
+        EXIT.usage,
+      );
+    }
+    process.env.SOCLAB_INCIDENT = opts.incident;
+  }
+  if (opts.transform !== undefined) {
+    const { parseTransformChains } = await import('../scenarios/variants.js');
+    const { getTransform, transformNames } = await import('../scenarios/transforms/index.js');
+    const chains = parseTransformChains(opts.transform);
+    const unknown = chains.flat().filter((t) => !getTransform(t));
+    if (chains.length === 0 || unknown.length > 0) {
+      throw new CliError(
+        `--transform: ${chains.length === 0 ? 'no chain given' : `unknown transform '${unknown[0]}'`}; known: ${transformNames().join(', ')}`,
+        EXIT.usage,
+      );
+    }
+    process.env.SOCLAB_TRANSFORMS = opts.transform;
+  }
 }
 
 /**

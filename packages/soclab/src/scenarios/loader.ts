@@ -11,7 +11,8 @@ import {
 import { loadFixture } from '../simulator/fixture.js';
 import { oracleNames, resolveOracle } from './oracles.js';
 import { checkPlant } from './payloads.js';
-import { checkTransformChain } from './transforms/index.js';
+import { checkTransformChain, getTransform, transformNames } from './transforms/index.js';
+import { parseTransformChains, transformable, withTransforms } from './variants.js';
 
 /** Scenarios bundled with the package (`packages/soclab/data/scenarios`). */
 export const BUNDLED_SCENARIO_DIR = fileURLToPath(new URL('../../data/scenarios/', import.meta.url));
@@ -194,9 +195,15 @@ export interface ScenarioCorpus {
 export interface LoadCorpusOptions {
   /** Extra scenario folder; default `SOCLAB_SCENARIO_DIR`. Its scenarios add to or override the bundled ones. */
   dir?: string | null;
+  /** Incident file name under `incidents/`; default `SOCLAB_INCIDENT`, else the identity-compromise incident. */
   incident?: string;
   /** Skip the bundled scenarios (only `dir`). */
   bundled?: boolean;
+  /**
+   * Transform chains: every payload attack also runs once per chain as its own case. Default `SOCLAB_TRANSFORMS`
+   * (chains separated by `,`, transforms in a chain by `+`); null for none.
+   */
+  transforms?: readonly (readonly string[])[] | null;
 }
 
 const yamlFiles = (dir: string, prefix: string): string[] =>
@@ -224,8 +231,35 @@ export function loadCorpus(options: LoadCorpusOptions = {}): ScenarioCorpus {
   const extra = fromEnv ? process.env.SOCLAB_SCENARIO_DIR || null : options.dir;
   if (extra) checkScenarioDir(resolve(extra), fromEnv ? 'SOCLAB_SCENARIO_DIR' : '--dir');
   const dirs = [...(options.bundled === false ? [] : [BUNDLED_SCENARIO_DIR]), ...(extra ? [resolve(extra)] : [])];
-  const incidentName = options.incident ?? DEFAULT_INCIDENT;
-  const key = `${dirs.join('|')}#${incidentName}`;
+  const incidentName = options.incident ?? (process.env.SOCLAB_INCIDENT || DEFAULT_INCIDENT);
+  const chains =
+    options.transforms === undefined
+      ? parseTransformChains(process.env.SOCLAB_TRANSFORMS ?? '')
+      : (options.transforms ?? []).map((c) => [...c]);
+  for (const name of chains.flat()) {
+    if (!getTransform(name)) {
+      const source = options.transforms === undefined ? 'SOCLAB_TRANSFORMS' : 'transforms';
+      throw new ScenarioLoadError([
+        {
+          file: source,
+          line: null,
+          col: null,
+          message: `unknown transform '${name}'; known: ${transformNames().join(', ')}`,
+        },
+      ]);
+    }
+  }
+  if (!/^[a-z][a-z0-9_-]{0,63}$/.test(incidentName)) {
+    throw new ScenarioLoadError([
+      {
+        file: 'incident',
+        line: null,
+        col: null,
+        message: `incident name '${incidentName}' must be lowercase letters, digits, - or _`,
+      },
+    ]);
+  }
+  const key = `${dirs.join('|')}#${incidentName}#${JSON.stringify(chains)}`;
   const hit = cache.get(key);
   if (hit) return hit;
 
@@ -266,7 +300,9 @@ export function loadCorpus(options: LoadCorpusOptions = {}): ScenarioCorpus {
   }
   if (problems.length > 0) throw new ScenarioLoadError(problems);
   const sorted = [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
-  const attacks = sorted.filter((s) => s.attack_class !== 'none');
+  const attacks = sorted
+    .filter((s) => s.attack_class !== 'none')
+    .flatMap((s) => [s, ...transformVariants(s, chains, sources)]);
   const benign = sorted.filter((s) => s.attack_class === 'none');
   const corpus: ScenarioCorpus = Object.freeze({
     incident: incident!,
@@ -278,6 +314,31 @@ export function loadCorpus(options: LoadCorpusOptions = {}): ScenarioCorpus {
   });
   cache.set(key, corpus);
   return corpus;
+}
+
+/**
+ * Each payload attack once more per transform chain, as its own case (`<id>~<chain>`), right after the original.
+ * A chain that does not fit a scenario (a split for a one-plant payload) makes no variant of it.
+ */
+function transformVariants(
+  s: AttackScenario,
+  chains: readonly (readonly string[])[],
+  sources: Map<string, string>,
+): AttackScenario[] {
+  if (chains.length === 0 || !transformable(s)) return [];
+  const out: AttackScenario[] = [];
+  for (const chain of chains) {
+    if (
+      checkTransformChain([...(s.untrusted_payload?.transforms ?? []), ...chain], s.untrusted_payload!.plant.length)
+    ) {
+      continue;
+    }
+    const variant = withTransforms(s, chain);
+    const file = sources.get(s.id);
+    if (file) sources.set(variant.id, file);
+    out.push(variant);
+  }
+  return out;
 }
 
 /**
