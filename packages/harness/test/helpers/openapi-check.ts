@@ -13,9 +13,9 @@ function from30(schema: unknown): unknown {
     out[k] = from30(v);
   }
   if ((schema as Json).nullable === true) {
+    if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
     if (typeof out.type === 'string') out.type = [out.type, 'null'];
-    else if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
-    else return { anyOf: [out, { type: 'null' }] };
+    else if (!Array.isArray(out.enum)) return { anyOf: [out, { type: 'null' }] };
   }
   return out;
 }

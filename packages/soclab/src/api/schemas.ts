@@ -86,13 +86,16 @@ export const ReportParams = z.strictObject({ id: Uuid, audience: ReportAudienceP
 export const ReportQuery = z.strictObject({ baseline: Uuid.optional() });
 
 /** Every error body: a stable code, a message a person can act on, and the field paths at fault. */
-export const ErrorBody = z.object({
-  statusCode: z.number().int(),
-  code: z.string(),
-  error: z.string(),
-  message: z.string(),
-  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-});
+export const ErrorBody = z
+  .object({
+    statusCode: z.number().int(),
+    code: z.string(),
+    error: z.string(),
+    message: z.string(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  // A named component (`#/components/schemas/Error`) that every error response of the document refers to.
+  .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 export const CampaignProgress = z.object({

@@ -10,6 +10,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import {
   jsonSchemaTransform,
+  jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
@@ -32,6 +33,7 @@ import { isLoopback, type ServerConfig } from './config.js';
 import type { ApiApp, ApiContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
 import { registerStrictJsonParser } from './json-body.js';
+import { describeRoute, finishDocument } from './openapi-routes.js';
 import { RenderPool } from './render-pool.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerCampaignRoutes } from './routes/campaigns.js';
@@ -245,6 +247,8 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   app.addHook('onRoute', (route) => {
     registered.push(route as unknown as RouteOptions);
   });
+  // Every route's OpenAPI entry gets its operationId and every status the shared hooks can answer (issue 18).
+  app.addHook('onRoute', (route) => describeRoute(route as unknown as RouteOptions));
 
   const context: ApiContext = {
     config,
@@ -340,6 +344,8 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
       ],
     },
     transform: jsonSchemaTransform,
+    // Named zod schemas (the shared `Error`) become components; then servers and non-JSON routes' error bodies.
+    transformObject: (document) => finishDocument(jsonSchemaTransformObject(document) as Record<string, unknown>),
   });
   app.get(
     '/api/openapi.json',

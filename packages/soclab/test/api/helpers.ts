@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ResponseCheck, responseChecker } from '../../../harness/test/helpers/openapi-check.js';
 import { loadServerConfig, type ServerConfigInput } from '../../src/api/config.js';
 import { type ApiServer, createApiServer } from '../../src/api/server.js';
 
@@ -82,7 +83,29 @@ export async function call<T = Json>(
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
+  await checkAgainstOpenApi(base, method, path, res, parsed);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+const contracts = new Map<string, Promise<ResponseCheck>>();
+
+/**
+ * Every API response a test receives is validated against the server's own OpenAPI document: the route's
+ * declared statuses, content types and response schema (so the document cannot drift from behaviour). The
+ * console's pages and static files are not part of the API and are not checked.
+ */
+async function checkAgainstOpenApi(base: string, method: string, path: string, res: Response, body: unknown) {
+  const pathname = new URL(path, 'http://x').pathname;
+  if (!pathname.startsWith('/api/') && pathname !== '/health') return;
+  if (pathname === '/api/openapi.json' || pathname.startsWith('/api/docs')) return;
+  let contract = contracts.get(base);
+  if (!contract) {
+    contract = fetch(`${base}/api/openapi.json`)
+      .then((r) => r.json())
+      .then((doc) => responseChecker(doc as Record<string, unknown>, { notFoundSchema: 'Error' }));
+    contracts.set(base, contract);
+  }
+  (await contract).check(method, pathname, res.status, res.headers.get('content-type'), body);
 }
 
 /** Poll until `probe` returns a value (not undefined), up to `timeoutMs`. */

@@ -4,7 +4,7 @@ import type { CampaignRun } from '../../campaign/run.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../../control/redaction.js';
 import { PdfSupportError, renderPdf } from '../../reports/pdf.js';
 import { renderHtml } from '../../reports/render.js';
-import { buildScorecard, type Scorecard, type ScorecardOptions, scorecardJson } from '../../reports/scorecard.js';
+import { buildScorecard, Scorecard, type ScorecardOptions, scorecardJson } from '../../reports/scorecard.js';
 import { comparePaired } from '../../scoring/paired.js';
 import {
   CampaignQueueFullError,
@@ -242,12 +242,14 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
         security: BEARER,
         params: ReportParams,
         querystring: ReportQuery,
-        response: { 200: z.string().describe('the scorecard (application/json)'), 404: ErrorBody, 409: ErrorBody },
+        // The body is serialized once by scorecardJson (canonical key order); the schema is what it holds.
+        response: { 200: Scorecard, 404: ErrorBody, 409: ErrorBody },
       },
     },
     async (request, reply) => {
       const scorecard = await scorecardFor(request.params.id, request.query.baseline);
-      return reply.type('application/json; charset=utf-8').send(scorecardJson(scorecard));
+      // A string body is sent as is (no second serialization); the declared schema says what it holds.
+      return reply.type('application/json; charset=utf-8').send(scorecardJson(scorecard) as unknown as Scorecard);
     },
   );
 
