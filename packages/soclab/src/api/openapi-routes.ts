@@ -3,11 +3,15 @@ import { ErrorBody } from './schemas.js';
 
 type RouteConfig = { permission?: string; rateLimit?: unknown } | undefined;
 
-/** `GET /api/v1/campaigns/:id/reports/:audience/json` -> `getCampaignsByIdReportsByAudienceJson`. */
+/**
+ * `GET /api/v1/campaigns/:id/reports/:audience/json` -> `getCampaignsByIdReportsByAudienceJson`; a route outside
+ * `/api/v1` keeps its prefix apart (`GET /health` -> `getRootHealth`), so the two health routes differ.
+ */
 export function operationIdOf(method: string, url: string): string {
-  const words = url
+  const inApi = url.startsWith('/api/v1/');
+  const words = (inApi ? url.slice('/api/v1'.length) : `/root${url}`)
     .split('/')
-    .filter((s) => s && s !== 'api' && s !== 'v1')
+    .filter(Boolean)
     .map((s) => (s.startsWith(':') ? `by_${s.slice(1)}` : s))
     .flatMap((s) => s.split(/[^A-Za-z0-9]+/))
     .filter(Boolean)
