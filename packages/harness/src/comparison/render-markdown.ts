@@ -1,7 +1,7 @@
 import { markdownCell } from '../reporters/support/text.js';
 import { formatNumber, formatP } from './gate.js';
+import { headlineText, metricChange } from './headline.js';
 import type { CaseFlip, ExperimentComparison, MeasureVerdict, PairedMeasure } from './models.js';
-import { headlineText, metricChange } from './render-console.js';
 
 export interface ComparisonMarkdownOptions {
   /**

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { signedLike } from '../../../src/core/durations.js';
+import { headlineText, metricChange } from '../../../src/comparison/headline.js';
 import { type CaseDelta, type ComparePayload, getCompare, getCompareCases, getRuns, type RunSummary } from '../api';
 import { VirtualGrid } from '../components/VirtualGrid';
 import { num, pct, pValue, signed, when } from '../format';
@@ -109,6 +109,15 @@ export function ComparePage({
         </button>
         <RunPicker label="Candidate" value={data.candidate.id} runs={runs} onPick={(id) => go(data.baseline.id, id)} />
       </div>
+      {cmp?.headline && cmp.deltas[cmp.headline] ? (
+        <div className="headline-banner" data-testid="compare-headline">
+          <b>Headline</b> {headlineText(cmp.deltas[cmp.headline] as NonNullable<(typeof cmp.deltas)[string]>)}
+          <div className="muted small">
+            The suite declares this as the figure to read first; the pass rates below are the harness's own (cases whose
+            evaluators all passed).
+          </div>
+        </div>
+      ) : null}
       <div className="cards">
         <div className="card">
           <div className="card-label">Baseline</div>
@@ -181,7 +190,7 @@ export function ComparePage({
                   <td>{d.name}</td>
                   <td className="num">{d.v1_formatted}</td>
                   <td className="num">{d.v2_formatted}</td>
-                  <td className="num">{signedLike(d.v2_formatted, d.delta, (x) => num(x))}</td>
+                  <td className="num">{metricChange(d)}</td>
                   <td className="num">{d.pct_delta === null ? '–' : `${signed(d.pct_delta, 1)}%`}</td>
                   <td>
                     {d.is_regression ? (

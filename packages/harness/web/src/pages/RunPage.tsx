@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { formatLike, TIME_LABELS, wallSeconds } from '../../../src/core/durations.js';
 import { type CaseSummary, getCases, getRun, type RunDetail } from '../api';
 import { PassBar, StateBadge, StatusBadge } from '../components/Badges';
+import { folderName, GateVerdict, HeadlineCard, intervalText, RunOverview } from '../components/RunOverview';
 import { VirtualGrid } from '../components/VirtualGrid';
 import { keyed, num, pct, secs, when } from '../format';
 import { useLiveEvents } from '../live';
@@ -19,11 +20,11 @@ export function RunPage({ id, query }: { id: string; query: URLSearchParams }) {
   const tag = query.get('tag') ?? '';
   const evaluator = query.get('evaluator') ?? '';
   const evaluatorPassed = query.get('evaluator_passed') ?? '';
-  const sort = query.get('sort') ?? '';
+  const requestedSort = query.get('sort') ?? '';
   const [search, setSearch] = useState(query.get('q') ?? '');
   const [q, setQ] = useState(search);
 
-  const filters = { status, tag, evaluator, evaluator_passed: evaluatorPassed, sort, q };
+  const filters = { status, tag, evaluator, evaluator_passed: evaluatorPassed, sort: requestedSort, q };
   const setFilter = (patch: Partial<typeof filters>) => {
     const next = { ...filters, ...patch };
     replaceQuery(['runs', id], next);
@@ -56,7 +57,13 @@ export function RunPage({ id, query }: { id: string; query: URLSearchParams }) {
     if (q !== (query.get('q') ?? '')) setFilter({ q });
   }, [q]);
 
+  // Failures first by default (lowest score first); "run order" is an explicit choice.
+  const sort = requestedSort || (run && run.failed + run.errored > 0 ? 'score' : 'seq');
   const runId = run?.id ?? id;
+  const folder = run ? folderName(run.location) : null;
+  useEffect(() => {
+    if (run) document.title = `${folder ?? run.name} · harness view`;
+  }, [run, folder]);
   const fetchPage = useCallback(
     (offset: number, limit: number, signal: AbortSignal) =>
       getCases(
@@ -78,12 +85,17 @@ export function RunPage({ id, query }: { id: string; query: URLSearchParams }) {
   return (
     <section>
       <nav className="crumbs">
-        <a href="#/">Runs</a> / <a href={href(['history', run.suite_name])}>{run.suite_name}</a> / <b>{run.id}</b>
+        <a href="#/">Runs</a> / <a href={href(['history', run.suite_name])}>{run.suite_name}</a> /{' '}
+        <b>{folder ?? run.id}</b>
       </nav>
       <div className="run-head">
         <div>
-          <h1>{run.name}</h1>
+          <h1 data-testid="run-title">
+            {folder ?? run.name}
+            {run.agent_label ? <span className="muted">{` · ${run.agent_label}`}</span> : null}
+          </h1>
           <div className="muted">
+            {`${run.name} · run ${run.id} · `}
             {run.agent_adapter}
             {run.agent_label ? ` · ${run.agent_label}` : ''}
             {run.agent_version && run.agent_version !== run.agent_label ? ` · v${run.agent_version}` : ''} · started{' '}
@@ -93,7 +105,9 @@ export function RunPage({ id, query }: { id: string; query: URLSearchParams }) {
         </div>
         <StateBadge state={run.state} idle={run.idle_seconds} />
       </div>
+      <GateVerdict run={run} />
       <div className="cards">
+        <HeadlineCard run={run} />
         <div className="card">
           <div className="card-label">Cases</div>
           <div className="card-value">{run.total}</div>
@@ -113,9 +127,11 @@ export function RunPage({ id, query }: { id: string; query: URLSearchParams }) {
             <div className="card-value">{m.formatted_value}</div>
             <div className="muted">
               {m.direction.replaceAll('_', ' ')}
-              {m.lower !== null && m.upper !== null
-                ? ` · ${Math.round((m.level ?? 0.95) * 100)}% CI [${formatLike(m.formatted_value, m.lower, (x) => num(x))}, ${formatLike(m.formatted_value, m.upper, (x) => num(x))}]`
-                : ''}
+              {run.header.metrics[m.name]?.interval
+                ? ` · ${intervalText(run.header.metrics[m.name] as NonNullable<(typeof run.header.metrics)[string]>)}`
+                : m.lower !== null && m.upper !== null
+                  ? ` · ${Math.round((m.level ?? 0.95) * 100)}% CI [${formatLike(m.formatted_value, m.lower, (x) => num(x))}, ${formatLike(m.formatted_value, m.upper, (x) => num(x))}]`
+                  : ''}
               {m.sample_size !== null ? ` · n=${m.sample_size}` : ''}
             </div>
           </div>
@@ -129,6 +145,8 @@ export function RunPage({ id, query }: { id: string; query: URLSearchParams }) {
           </div>
         </div>
       </div>
+
+      <RunOverview run={run} onReason={(caseId) => setSearch(caseId)} />
 
       {run.evaluators.length > 0 && (
         <fieldset className="chips" aria-label="evaluators">
@@ -195,8 +213,8 @@ export function RunPage({ id, query }: { id: string; query: URLSearchParams }) {
         <label>
           Sort{' '}
           <select value={sort} onChange={(e) => setFilter({ sort: e.target.value })}>
-            <option value="">run order</option>
-            <option value="score">lowest score</option>
+            <option value="seq">run order</option>
+            <option value="score">lowest score (failures first)</option>
             <option value="-score">highest score</option>
             <option value="-duration">slowest</option>
             <option value="test_id">case id</option>

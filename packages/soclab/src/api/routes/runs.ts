@@ -139,6 +139,13 @@ export function registerRunRoutes(app: ApiApp, ctx: ApiContext): void {
                 at: z.string().nullable(),
                 sequences: z.array(z.number().int()),
                 data: z.record(z.string(), z.unknown()),
+                // What a reviewer reads first on run start/end and run-level attacks (verdict and labelled facts).
+                summary: z
+                  .object({
+                    verdict: z.object({ text: z.string(), tone: z.enum(['good', 'bad', 'warn', 'muted']) }).nullable(),
+                    facts: z.array(z.tuple([z.string(), z.string()])),
+                  })
+                  .optional(),
               }),
             ),
           }),
