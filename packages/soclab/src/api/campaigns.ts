@@ -403,6 +403,21 @@ export class CampaignService {
               signal,
               approvalService,
               onRunId: (id) => runIds.add(id),
+              // The worker died: its attempt's chains are closed as interrupted and the campaign starts over.
+              onRetry: async ({ runIds: abandoned, reason }) => {
+                await sealInterruptedRuns(
+                  this.options.evidence,
+                  `${safe(reason)}; the campaign was started again on another worker`,
+                  abandoned,
+                );
+                // Its requests waiting for a person belong to the dead attempt; the new one asks again.
+                this.options.inbox.cancel(
+                  { campaign_id: campaignId },
+                  'the campaign worker stopped; the run starts again',
+                );
+                Object.assign(progress, { ...EMPTY_PROGRESS, total: progress.total });
+                persist();
+              },
               onStart: (total) => {
                 progress.total = total;
                 persist();

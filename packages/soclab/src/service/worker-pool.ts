@@ -11,6 +11,8 @@ export interface CampaignWorkerPoolOptions {
   size: number;
   /** Environment the workers' providers are configured from (default process.env). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Times a campaign is run again from a clean state when its worker thread dies under it (default 1). */
+  retries?: number;
 }
 
 export interface CampaignJobHooks {
@@ -21,6 +23,11 @@ export interface CampaignJobHooks {
   onRunId?(runId: string): void;
   /** Where the runs' human approval requests go (the server's inbox). */
   approvalService?: HumanApprovalChannel;
+  /**
+   * The worker died under the campaign and it starts again from a clean state on another worker: `runIds` are the
+   * chains of the abandoned attempt, to close as interrupted (they are not part of the result). Awaited.
+   */
+  onRetry?(abandoned: { runIds: ReadonlySet<string>; reason: string; attempt: number }): Promise<void> | void;
 }
 
 /** The worker ran the campaign and it failed, or the worker thread itself died. */
@@ -29,6 +36,8 @@ export class CampaignWorkerError extends Error {
   constructor(
     message: string,
     readonly aborted: boolean,
+    /** The worker thread itself died (the campaign did not fail on its own). */
+    readonly workerLost = false,
   ) {
     super(message);
   }
@@ -115,8 +124,32 @@ export class CampaignWorkerPool {
     this.waiting.shift()?.();
   }
 
-  /** Run one campaign on a free worker (waiting for one when all are busy). Rejects with `CampaignWorkerError`. */
+  /**
+   * Run one campaign on a free worker (waiting for one when all are busy). When the worker thread dies under it,
+   * the campaign runs again from a clean state (new chains, its run folder replaced) up to `retries` times, so a
+   * result never mixes two attempts. Rejects with `CampaignWorkerError`.
+   */
   async run(job: CampaignJob, hooks: CampaignJobHooks = {}): Promise<Omit<CampaignRun, 'scorecard'>> {
+    const retries = this.options.retries ?? 1;
+    for (let attempt = 0; ; attempt += 1) {
+      const runIds = new Set<string>();
+      try {
+        return await this.attempt(job, {
+          ...hooks,
+          onRunId: (id) => {
+            runIds.add(id);
+            hooks.onRunId?.(id);
+          },
+        });
+      } catch (error) {
+        const lost = error instanceof CampaignWorkerError && error.workerLost;
+        if (!lost || attempt >= retries || this.closed || hooks.signal?.aborted) throw error;
+        await hooks.onRetry?.({ runIds, reason: error.message, attempt: attempt + 1 });
+      }
+    }
+  }
+
+  private async attempt(job: CampaignJob, hooks: CampaignJobHooks): Promise<Omit<CampaignRun, 'scorecard'>> {
     const slot = await this.acquire(hooks.signal);
     const { worker } = slot;
     const post = (message: ToWorker) => worker.postMessage(message);
@@ -163,12 +196,12 @@ export class CampaignWorkerPool {
         const onError = (error: Error) => {
           dead = true;
           cleanup();
-          reject(new CampaignWorkerError(`the campaign worker failed: ${error.message}`, false));
+          reject(new CampaignWorkerError(`the campaign worker failed: ${error.message}`, false, true));
         };
         const onExit = (code: number) => {
           dead = true;
           cleanup();
-          reject(new CampaignWorkerError(`the campaign worker stopped (exit code ${code})`, false));
+          reject(new CampaignWorkerError(`the campaign worker stopped (exit code ${code})`, false, true));
         };
         worker.on('message', onMessage);
         worker.on('error', onError);

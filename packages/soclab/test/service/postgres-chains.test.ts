@@ -47,8 +47,8 @@ describe.skipIf(!PG_URL)('evidence chains on shared PostgreSQL (set HARNESS_TEST
           chains.map(async (runId) => {
             for (let i = 0; i < perWriter; i += 1) {
               // Alternate single appends and batches, the two paths a run takes.
-              const event = { event_type: 'test.step', payload: JSON.stringify({ writer: w, i }) };
-              if (i % 3 === 0) await store.appendMany(runId, [event, { ...event, payload: '{"batch":true}' }]);
+              const event = { event_type: 'test.step', payload: { writer: w, i } };
+              if (i % 3 === 0) await store.appendMany(runId, [event, { ...event, payload: { batch: true } }]);
               else await store.append(runId, event);
             }
           }),
@@ -63,7 +63,7 @@ describe.skipIf(!PG_URL)('evidence chains on shared PostgreSQL (set HARNESS_TEST
         expect(verdict.valid).toBe(true);
         // Each batch's two events are adjacent in its chain: a batch is never split by another writer's event.
         rows.forEach((row, i) => {
-          if (row.payload === '{"batch":true}') {
+          if (JSON.parse(row.payload).batch === true) {
             expect(i).toBeGreaterThan(0);
             expect(JSON.parse(rows[i - 1]!.payload)).toHaveProperty('writer');
           }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadServerConfig, ServerConfigError } from '../../src/api/config.js';
 import { runCampaign } from '../../src/campaign/run.js';
+import { sealInterruptedRuns } from '../../src/evidence/interrupted.js';
 import { openEvidenceStore } from '../../src/evidence/store.js';
 import type { CampaignJob } from '../../src/service/campaign-job.js';
 import { CampaignWorkerError, CampaignWorkerPool } from '../../src/service/worker-pool.js';
@@ -68,29 +69,73 @@ describe('campaign worker pool', () => {
     }
   }, 120_000);
 
-  it('fails the campaign of a worker that dies mid-run and serves the next one on a new worker', async () => {
+  it('runs a campaign again from a clean state when its worker dies mid-run; the abandoned chains are closed', async () => {
     const pool = new CampaignWorkerPool({ size: 1, env: {} });
+    const store = await openEvidenceStore(join(dir, 'shared.sqlite'));
     try {
       let killed = false;
-      const dying = pool.run(job({ mode: 'protected', scenarios: ['ATK-001', 'ATK-002'], repeats: 10 }), {
+      const abandoned = new Set<string>();
+      const reasons: string[] = [];
+      const run = await pool.run(job({ mode: 'protected', scenarios: ['ATK-001', 'ATK-002'], repeats: 3 }), {
         onProgress: () => {
           if (!killed) {
             killed = true;
             void pool.abandonWorkers();
           }
         },
+        onRetry: async ({ runIds, reason }) => {
+          reasons.push(reason);
+          for (const id of runIds) abandoned.add(id);
+          // What the API server does: close the dead attempt's open chains as interrupted.
+          await sealInterruptedRuns(store, `${reason}; started again`, runIds);
+        },
       });
-      const error = await dying.then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(error).toBeInstanceOf(CampaignWorkerError);
-      expect((error as CampaignWorkerError).aborted).toBe(false);
-      expect((error as Error).message).toMatch(/campaign worker (stopped|failed)/);
-      const next = await pool.run(job({ mode: 'protected', scenarios: ['BEN-001'], repeats: 1 }));
-      expect(next.records).toHaveLength(1);
-      expect(next.records[0]!.evidence.chain.valid).toBe(true);
+      expect(reasons).toHaveLength(1);
+      expect(reasons[0]).toMatch(/campaign worker (stopped|failed)/);
+      expect(abandoned.size).toBeGreaterThan(0);
+      // The result is the second attempt only: every run, none of the abandoned chains, each chain valid.
+      expect(run.records).toHaveLength(6);
+      const resultChains = run.records.map((r) => r.evidence.run_id);
+      expect(resultChains.filter((id) => abandoned.has(id))).toEqual([]);
+      for (const r of run.records) expect(r.evidence.chain.valid).toBe(true);
+      for (const id of abandoned) {
+        const events = await store.events(id);
+        expect((await store.verify(id)).valid).toBe(true);
+        expect(['run.finished', 'run.interrupted']).toContain(events.at(-1)!.event_type);
+      }
+      expect(
+        (await Promise.all([...abandoned].map((id) => store.events(id)))).some(
+          (events) => events.at(-1)!.event_type === 'run.interrupted',
+        ),
+      ).toBe(true);
       expect(pool.load.workers).toBe(1);
+    } finally {
+      await store.close();
+      await pool.close();
+    }
+  }, 180_000);
+
+  it('fails the campaign when its worker dies and no retry is left', async () => {
+    const pool = new CampaignWorkerPool({ size: 1, env: {}, retries: 0 });
+    try {
+      let killed = false;
+      const error = await pool
+        .run(job({ mode: 'protected', scenarios: ['ATK-001', 'ATK-002'], repeats: 10 }), {
+          onProgress: () => {
+            if (!killed) {
+              killed = true;
+              void pool.abandonWorkers();
+            }
+          },
+        })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(CampaignWorkerError);
+      expect(error).toMatchObject({ aborted: false, workerLost: true });
+      const next = await pool.run(job({ mode: 'protected', scenarios: ['BEN-001'], repeats: 1 }));
+      expect(next.records[0]!.evidence.chain.valid).toBe(true);
     } finally {
       await pool.close();
     }
