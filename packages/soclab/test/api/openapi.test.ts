@@ -78,4 +78,18 @@ describe('soclab OpenAPI document', () => {
     expect((await call(server.base, 'GET', '/api/v1/scenarios')).status).toBe(401);
     expect((await call(server.base, 'POST', '/api/v1/campaigns', { as: 'viewer', body: {} })).status).toBe(403);
   });
+
+  it('catalog responses match their real models (incident, scenarios, providers), checked by the client hook', async () => {
+    const incidents = await call(server.base, 'GET', '/api/v1/incidents', { as: 'viewer' });
+    expect(incidents.status).toBe(200);
+    const id = incidents.body[0].id as string;
+    const incident = await call(server.base, 'GET', `/api/v1/incidents/${id}`, { as: 'viewer' });
+    expect(incident.body.siem_event_count).toBeGreaterThan(0);
+    const scenario = await call(server.base, 'GET', '/api/v1/scenarios/ATK-001', { as: 'viewer' });
+    expect(scenario.body.id).toBe('ATK-001');
+    expect((await call(server.base, 'GET', '/api/v1/providers', { as: 'viewer' })).status).toBe(200);
+    for (const name of ['IncidentDetail', 'ScenarioRow', 'ScenarioDetail']) {
+      expect(doc.components.schemas[name]?.properties, name).toBeDefined();
+    }
+  });
 });

@@ -1,5 +1,7 @@
+import { CompatibilityResult } from '@aeh/models/registry';
 import { z } from 'zod';
-import { needsMock } from '../../contracts/scenarios.js';
+import { Difficulty, ScoreFamily } from '../../contracts/enums.js';
+import { IncidentScenario, needsMock } from '../../contracts/scenarios.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../../control/redaction.js';
 import { soclabProviderRegistry } from '../../providers/registry.js';
 import { loadFixture } from '../../simulator/fixture.js';
@@ -8,6 +10,39 @@ import { notFound } from '../errors.js';
 import { ErrorBody, IncidentParams, ScenarioParams } from '../schemas.js';
 
 const safe = <T>(value: T): T => redact(value, DEFAULT_CANARY_PATTERNS);
+
+// Response models (issue 18: no opaque objects in the OpenAPI document). The incident is the corpus's own model;
+// a scenario row is the listing's projection of the AttackScenario model.
+const Incident = IncidentScenario.unwrap();
+const IncidentDetail = Incident.extend({
+  fixture_version: z.string(),
+  fixture_sha256: z.string(),
+  users: z.array(z.string()),
+  endpoints: z.array(z.string()),
+  siem_event_count: z.number().int(),
+  injected_event_ids: z.array(z.string()),
+}).meta({ id: 'IncidentDetail' });
+const ScenarioRow = z
+  .object({
+    id: z.string(),
+    version: z.string(),
+    title: z.string(),
+    description: z.string(),
+    attack_class: z.string().describe('`none` for a benign control'),
+    benign: z.boolean(),
+    family: ScoreFamily,
+    difficulty: Difficulty,
+    expected_control: z.string(),
+    oracle: z.string().nullable().optional().describe('the attack oracle, or the false-block oracle of a control'),
+    atlas: z.array(z.string()).describe('MITRE ATLAS technique ids'),
+    owasp_llm: z.array(z.string()).describe('OWASP LLM Top 10 ids'),
+    harness_attacks: z.array(z.string()),
+    needs_mock: z.boolean().describe('the scenario scripts the model, so only the mock provider can run it'),
+  })
+  .meta({ id: 'ScenarioRow' });
+const ScenarioDetail = ScenarioRow.extend({ limitations: z.array(z.string()).readonly() }).meta({
+  id: 'ScenarioDetail',
+});
 
 /** Incidents, the scenario corpus and the providers: what a campaign can be made of. */
 export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
@@ -59,7 +94,7 @@ export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
         tags: ['catalog'],
         summary: 'The incidents campaigns investigate',
         security: BEARER,
-        response: { 200: z.array(z.record(z.string(), z.unknown())) },
+        response: { 200: z.array(Incident) },
       },
     },
     async () => [safe({ ...incident })],
@@ -74,7 +109,7 @@ export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
         summary: 'One incident with its fixture facts',
         security: BEARER,
         params: IncidentParams,
-        response: { 200: z.record(z.string(), z.unknown()), 404: ErrorBody },
+        response: { 200: IncidentDetail, 404: ErrorBody },
       },
     },
     async (request) => {
@@ -91,11 +126,11 @@ export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
         tags: ['catalog'],
         summary: 'The scenario corpus: attacks and benign controls',
         security: BEARER,
-        response: { 200: z.array(z.record(z.string(), z.unknown())) },
+        response: { 200: z.array(ScenarioRow) },
       },
     },
     async (_request, reply) =>
-      reply.type('application/json; charset=utf-8').send(scenarioList as unknown as Record<string, unknown>[]),
+      reply.type('application/json; charset=utf-8').send(scenarioList as unknown as z.infer<typeof ScenarioRow>[]),
   );
 
   app.get(
@@ -107,7 +142,7 @@ export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
         summary: 'One scenario',
         security: BEARER,
         params: ScenarioParams,
-        response: { 200: z.record(z.string(), z.unknown()), 404: ErrorBody },
+        response: { 200: ScenarioDetail, 404: ErrorBody },
       },
     },
     async (request) => {
@@ -125,10 +160,10 @@ export function registerCatalogRoutes(app: ApiApp, ctx: ApiContext): void {
         tags: ['catalog'],
         summary: 'Model providers: capabilities, whether each is configured and approved',
         security: BEARER,
-        response: { 200: z.array(z.record(z.string(), z.unknown())) },
+        response: { 200: z.array(CompatibilityResult) },
       },
     },
     // Read per request: configuration comes from the environment and may change between calls.
-    async () => safe(soclabProviderRegistry({ env: ctx.env }).matrix()) as unknown as Record<string, unknown>[],
+    async () => safe(soclabProviderRegistry({ env: ctx.env }).matrix()),
   );
 }
