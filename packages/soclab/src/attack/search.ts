@@ -82,6 +82,8 @@ export interface AttackReport {
   readonly schema_version: '1.0.0';
   readonly incident: string;
   readonly mode: string;
+  readonly authority_level: AuthorityLevel;
+  readonly approver: string;
   readonly seed: string;
   readonly budget: number;
   readonly restarts: number;
@@ -252,6 +254,8 @@ export async function runAdaptiveAttack(options: AttackOptions): Promise<AttackR
     schema_version: '1.0.0',
     incident: options.corpus.incident.id,
     mode: options.mode,
+    authority_level: options.authorityLevel ?? 'L4',
+    approver: options.approver ?? 'none',
     seed: options.seed,
     budget: options.budget,
     restarts,

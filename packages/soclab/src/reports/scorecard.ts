@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { Robustness } from '../attack/robustness.js';
 import type { CampaignInfo, CampaignRun } from '../campaign/run.js';
 import { AuthorityLevel } from '../contracts/enums.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
@@ -163,6 +164,8 @@ export const Scorecard = z.strictObject({
   }),
   runs: z.array(RunRow),
   decisions: z.array(DecisionEntry),
+  /** Static corpus vs adaptive attacker, added by `soclab attack --scorecard` (absent when none was run). */
+  robustness: Robustness.optional(),
 });
 export type Scorecard = z.infer<typeof Scorecard>;
 

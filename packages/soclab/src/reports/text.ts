@@ -33,6 +33,14 @@ export function renderText(s: Scorecard): string {
   out(`Recommended authority level: ${a.authority.level} ${a.authority.label}`);
   out(decisionStatement(s).text);
   if (a.authority.next_level) out(`Why not ${a.authority.next_level}: ${a.authority.binding_detail}.`);
+  if (s.robustness) {
+    const r = s.robustness;
+    const w = r.adaptive.success_within_budget;
+    out(
+      `Robustness     static corpus ${pct(r.static_corpus.rate)} attack success (${r.static_corpus.successes} of ${r.static_corpus.n}); adaptive attacker ${pct(w.rate)} of ${w.n} searches within ${r.adaptive.budget} tries (95% CI ${pct(w.ci95[0])}-${pct(w.ci95[1])}) against ${r.adaptive.mode} at ${r.adaptive.authority_level}`,
+    );
+    out(`               ${r.rule}`);
+  }
   out();
   out(`Composite        ${fixed(a.composite, 3)}`);
   out(

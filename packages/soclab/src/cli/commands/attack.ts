@@ -36,6 +36,11 @@ export function register(program: Command): void {
     .option('--goals <ids>', 'comma-separated attack ids whose goals to pursue (default: every payload attack)')
     .option('--dir <path>', 'extra scenario folder (default: SOCLAB_SCENARIO_DIR)')
     .option('--out <file>', 'write the full report (every try) as JSON')
+    .option(
+      '--scorecard <file>',
+      'a campaign scorecard to add the robustness section to (static corpus vs adaptive); the adaptive result lowers its earned level when it attacked the same configuration (see methodology.md)',
+    )
+    .option('--scorecard-out <file>', 'where to write that scorecard (required with --scorecard)')
     .option('--fail-on-success', 'exit 1 when any goal succeeded')
     .option('--json', 'machine-readable output')
     .action(async (opts) => {
@@ -46,6 +51,18 @@ export function register(program: Command): void {
         return Number(value);
       };
       const budget = int('budget', opts.budget, 10_000);
+      if ((opts.scorecard === undefined) !== (opts.scorecardOut === undefined)) {
+        throw new CliError('--scorecard and --scorecard-out go together', EXIT.usage);
+      }
+      const { readScorecard, scorecardJson } = await import('../../reports/scorecard.js');
+      let scorecard: ReturnType<typeof readScorecard> | null = null;
+      if (opts.scorecard !== undefined) {
+        try {
+          scorecard = readScorecard(opts.scorecard);
+        } catch (error) {
+          throw new CliError(`--scorecard: ${(error as Error).message}`, EXIT.usage);
+        }
+      }
       if (!/^[a-z][a-z0-9_-]{0,63}$/.test(opts.incident)) {
         throw new CliError(
           `--incident must be a lowercase name of a file under incidents/, got '${opts.incident}'`,
@@ -118,10 +135,17 @@ export function register(program: Command): void {
         throw error;
       }
       if (opts.out) writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+      let robustRule: string | null = null;
+      if (scorecard && opts.scorecardOut) {
+        const { withRobustness } = await import('../../attack/robustness.js');
+        const updated = withRobustness(scorecard, report);
+        writeFileSync(opts.scorecardOut, scorecardJson(updated));
+        robustRule = `${updated.robustness.level_before} -> ${updated.robustness.level_after}: ${updated.robustness.rule}`;
+      }
       const won = report.goals.filter((g) => g.first_success.some((f) => f !== null));
       if (opts.json) {
         const { records: _records, ...summary } = report;
-        printJson(summary);
+        printJson(robustRule ? { ...summary, scorecard: { file: opts.scorecardOut, level: robustRule } } : summary);
       } else {
         process.stdout.write(
           `${c.bold('adaptive attack')} ${report.incident} · ${mode} · agent ${opts.agent} · level ${opts.level} · budget ${budget} x ${restarts} restart(s) · seed ${opts.seed} · ${report.tries} tries\n`,
@@ -157,6 +181,7 @@ export function register(program: Command): void {
           );
         process.stdout.write(`attack success within k tries (all goals): ${curve.join(' · ')}\n`);
         if (opts.out) process.stdout.write(`report: ${opts.out}\n`);
+        if (robustRule) process.stdout.write(`scorecard ${opts.scorecardOut}: level ${robustRule}\n`);
       }
       if (opts.failOnSuccess && won.length > 0) process.exitCode = EXIT.gate;
     });
