@@ -2,7 +2,7 @@
  * What `soclab campaign`, `compare` and `demo` share: option parsing, progress on a terminal, the console summary
  * and the exit code. Heavy modules are imported only when a command runs.
  */
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { type Command, InvalidArgumentError, Option, type OptionValues } from '@commander-js/extra-typings';
 import type { StudyRequest, StudyResult } from '../campaign/study.js';
 import { CliError, c, EXIT, safeText } from './common.js';
@@ -142,6 +142,11 @@ export async function runStudyFromOptions(
     throw new CliError((error as Error).message, EXIT.usage);
   }
   applyMcpAgentOptions(opts);
+  const incidents = (opts.incident ?? '')
+    .split(',')
+    .map((i) => i.trim())
+    .filter(Boolean);
+  if (incidents.length > 1) return runIncidentStudies(opts, extra, incidents);
   await applyCorpusOptions(opts);
   return runStudyCli(
     {
@@ -163,6 +168,32 @@ export async function runStudyFromOptions(
     },
     { db: opts.db, otel: opts.otel },
   );
+}
+
+/**
+ * `--incident a,b`: one study per incident in `<out>/<incident>/`, then the per-incident breakdown. Every incident
+ * name is checked before the first one runs.
+ */
+async function runIncidentStudies(
+  opts: StudyOptionValues,
+  extra: Pick<StudyRequest, 'mode' | 'compare'>,
+  incidents: readonly string[],
+): Promise<StudyResult> {
+  if (new Set(incidents).size !== incidents.length)
+    throw new CliError('--incident lists an incident twice', EXIT.usage);
+  for (const incident of incidents) await applyCorpusOptions({ ...opts, incident });
+  const { incidentRow, writeIncidentBreakdown } = await import('./incident-breakdown.js');
+  const rows = [];
+  let last: StudyResult | null = null;
+  for (const incident of incidents) {
+    await applyCorpusOptions({ ...opts, incident });
+    const out = join(opts.out, incident);
+    process.stdout.write(`\n${c.bold(`incident ${incident}`)}\n`);
+    last = await runStudyFromOptions({ ...opts, incident, out }, extra);
+    rows.push(incidentRow(incident, out, last.scorecards.main));
+  }
+  process.stdout.write(`\n${writeIncidentBreakdown(opts.out, rows).join('\n')}\n`);
+  return last!;
 }
 
 /**

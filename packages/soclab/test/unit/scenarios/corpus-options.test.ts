@@ -50,30 +50,43 @@ describe('transform variants and the incident in the corpus', () => {
 });
 
 describe('soclab campaign --incident --transform', () => {
-  it('runs the second incident with transform variants as their own recorded cases', async () => {
-    const dir = join(out, 'inc2');
+  it('runs a campaign over both incidents with transform variants as their own cases, and breaks results down per incident', async () => {
     const r = await soclabIsolated([
       'campaign',
       '--mode',
       'baseline',
       '--incident',
-      'oauth-consent-phishing',
+      'identity-compromise,oauth-consent-phishing',
       '--transform',
       'base64',
       '--out',
-      dir,
+      out,
       '--db',
       join(out, 'evidence.sqlite'),
     ]);
-    // Baseline fails its gates by design (exit 1), but it ran and wrote its scorecard.
+    // Baseline fails its gates by design (exit 1), but both incidents ran and wrote their scorecards.
     expect(r.code, r.stderr).toBe(1);
-    const card = JSON.parse(readFileSync(join(dir, 'baseline-scorecard.json'), 'utf8'));
-    const runs = card.runs as { scenario_id: string; attack_succeeded: boolean }[];
-    const corpus = loadCorpus({ dir: null, incident: 'oauth-consent-phishing', transforms: [['base64']] });
-    expect(runs.map((x) => x.scenario_id).sort()).toEqual(corpus.all.map((s) => s.id).sort());
-    expect(runs.find((x) => x.scenario_id === 'ATK-201')?.attack_succeeded).toBe(true);
-    expect(runs.find((x) => x.scenario_id === 'ATK-201~base64')?.attack_succeeded).toBe(false);
-  }, 120_000);
+    const breakdown = JSON.parse(readFileSync(join(out, 'incidents.json'), 'utf8'));
+    expect(breakdown.incidents.map((i: { incident_id: string }) => i.incident_id)).toEqual(['INC-1001', 'INC-2001']);
+    expect(r.stdout).toMatch(/Per incident\n {2}INC-1001 .*attack success \d+\/\d+.*\n {2}INC-2001 /);
+    for (const [name, row] of [
+      ['identity-compromise', breakdown.incidents[0]],
+      ['oauth-consent-phishing', breakdown.incidents[1]],
+    ] as const) {
+      const card = JSON.parse(readFileSync(join(out, name, 'baseline-scorecard.json'), 'utf8'));
+      const runs = card.runs as { scenario_id: string; attack_succeeded: boolean }[];
+      const corpus = loadCorpus({ dir: null, incident: name, transforms: [['base64']] });
+      expect(runs.map((x) => x.scenario_id).sort()).toEqual(corpus.all.map((s) => s.id).sort());
+      expect(row.runs).toBe(corpus.all.length);
+      expect(row.attack_success.numerator).toBe(runs.filter((x) => x.attack_succeeded).length);
+    }
+    const inc2 = JSON.parse(readFileSync(join(out, 'oauth-consent-phishing', 'baseline-scorecard.json'), 'utf8'));
+    const byId = new Map(
+      (inc2.runs as { scenario_id: string; attack_succeeded: boolean }[]).map((x) => [x.scenario_id, x]),
+    );
+    expect(byId.get('ATK-201')?.attack_succeeded).toBe(true);
+    expect(byId.get('ATK-201~base64')?.attack_succeeded).toBe(false);
+  }, 180_000);
 
   it('bad --transform and --incident exit 2 naming the flag, before anything runs', async () => {
     const dir = join(out, 'bad');
