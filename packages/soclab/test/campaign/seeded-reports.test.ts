@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelProvider } from '@aeh/models';
@@ -86,6 +86,8 @@ describe('seeded campaigns (--seed with SOURCE_DATE_EPOCH)', () => {
 
   it('another seed gives other ids and chain hashes but the same scores', async () => {
     const [a, c] = [folder('protected-a'), folder('protected-seed-8')];
+    // Seed 7's campaign from the test above (run here when that test was filtered out).
+    if (!existsSync(join(a, 'protected-scorecard.json'))) await campaign(a, 'protected', '7');
     await campaign(c, 'protected', '8');
     const [sa, sc] = [
       readScorecard(join(a, 'protected-scorecard.json')),
