@@ -5,6 +5,7 @@ import * as flaky from './commands/flaky.js';
 import * as history from './commands/history.js';
 import * as importCommand from './commands/import.js';
 import * as indexCommand from './commands/index.js';
+import * as init from './commands/init.js';
 import * as judge from './commands/judge.js';
 import * as listPlugins from './commands/list-plugins.js';
 import * as merge from './commands/merge.js';
@@ -22,6 +23,7 @@ import { type CommandModule, createProgram, runProgram } from './program.js';
  * To add a command: import it here and append it to `commands`.
  */
 const commands: CommandModule[] = [
+  init,
   run,
   validate,
   listPlugins,

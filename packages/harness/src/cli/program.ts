@@ -29,6 +29,8 @@ export function createProgram(spec: CliSpec): Command {
     .description(spec.description)
     .version(packageVersion(spec.packageJson), '-v, --version', `print the ${spec.name} version`)
     .showHelpAfterError('(run with --help for usage)')
+    // `harness -v` is the version; after a command name, -v is that command's own (`harness run s.yaml -v`).
+    .enablePositionalOptions()
     // Usage errors exit 2 (commander's default is 1, which both CLIs reserve for failed gates).
     .exitOverride((err: CommanderError) => {
       throw err;

@@ -4,6 +4,7 @@ import type { LoadedSuite } from '../../benchmarks/loader.js';
 import type { ExperimentView } from '../../reporters/base.js';
 import type { RunExperimentOptions, RunExperimentResult } from '../../runner/runner.js';
 import { CliError, collect, EXIT, positiveInt, positiveSeconds } from '../common.js';
+import { failureReason } from '../daily-loop.js';
 
 /** Flags of `harness run` as commander parses them. */
 export interface RunFlags {
@@ -27,6 +28,12 @@ export interface RunFlags {
   queue?: string;
   queueStallAfter?: number;
   queueOutageBudget?: number;
+  k?: string;
+  lastFailed?: boolean;
+  maxfail?: number;
+  exitfirst?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
 }
 
 /**
@@ -60,6 +67,14 @@ export interface RunRequest {
   /** `--queue-stall-after <s>` and `--queue-outage-budget <s>`: see the queue coordinator. */
   queueStallAfter?: number;
   queueOutageBudget?: number;
+  /** `-k EXPR`: only cases whose id, name or tags match the expression. */
+  keyword?: string;
+  /** `--last-failed`: only the cases that failed or errored in the latest run of this suite under runsDir. */
+  lastFailed?: boolean;
+  /** `--maxfail N` / `-x` (N = 1): stop after N failed or errored case runs; exit 1. */
+  maxfail?: number;
+  /** `-q`: no report table, only the closing summary; `-v`: one line per case run as well. */
+  verbosity?: 'quiet' | 'normal' | 'verbose';
 }
 
 /** Hooks for code that drives `executeRun` (tests, other commands). */
@@ -120,7 +135,13 @@ export function addRunOptions(cmd: Command) {
       '--queue-outage-budget <seconds>',
       'with --queue: stop with a partial run when Redis stays unreachable this long mid-run (default 300)',
       positiveSeconds('--queue-outage-budget'),
-    );
+    )
+    .option('-k <expr>', 'only cases whose id, name or tags contain the words: -k "refund and not slow"')
+    .option('--lf, --last-failed', 'rerun only the cases that failed or errored in the latest run of this suite')
+    .option('--maxfail <n>', 'stop after n failed or errored case runs (exit 1)', positiveInt('--maxfail'))
+    .option('-x, --exitfirst', 'stop at the first failed or errored case run (--maxfail 1)')
+    .option('-q, --quiet', 'no report table: the result line and failures by reason only')
+    .option('-v, --verbose', 'also one line per case run with its status and reason');
 }
 
 export function register(program: Command): void {
@@ -162,7 +183,16 @@ export function buildRunRequest(suitePath: string, flags: RunFlags): RunRequest 
     queue: flags.queue,
     queueStallAfter: flags.queueStallAfter,
     queueOutageBudget: flags.queueOutageBudget,
+    keyword: flags.k,
+    lastFailed: flags.lastFailed,
+    maxfail: flags.exitfirst ? 1 : flags.maxfail,
+    verbosity:
+      flags.quiet && flags.verbose ? badVerbosity() : flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal',
   };
+}
+
+function badVerbosity(): never {
+  throw new CliError('-q and -v cannot be combined', EXIT.usage);
 }
 
 function parseShardFlag(text: string): { index: number; count: number } {
@@ -221,8 +251,10 @@ export async function executeRun(
   setScrub((t) => suite.redactor.text(t));
 
   const { runExperiment } = await import('../../runner/runner.js');
+  const selection = await selectCases(request, suite);
   const controller = new AbortController();
-  const progress = await createProgress(request.progress);
+  const progress = await createProgress(request.progress && request.verbosity !== 'quiet');
+  let stoppedAtMaxfail = false;
   const stopSigint = onSigint(controller, progress);
   const options: RunExperimentOptions = {
     suite,
@@ -242,7 +274,14 @@ export async function executeRun(
     onStart: ({ runDir, total, resumed }) => {
       progress.start(total, runDir, resumed);
     },
-    onResult: (_r, p) => progress.update(p.done, p.failed + p.errors),
+    onResult: (r, p) => {
+      progress.update(p.done, p.failed + p.errors);
+      if (request.verbosity === 'verbose') progress.note(caseLine(r));
+      if (request.maxfail && !stoppedAtMaxfail && p.failed + p.errors >= request.maxfail) {
+        stoppedAtMaxfail = true;
+        controller.abort();
+      }
+    },
   };
   if (request.outDir && !request.resume) await refuseExistingRun(request.outDir);
   if ((request.record || request.replay) && !hooks.agent) {
@@ -258,6 +297,10 @@ export async function executeRun(
       stopSigint();
       throw err;
     });
+  }
+  if (selection) {
+    const shard = options.caseFilter;
+    options.caseFilter = shard ? (tc) => shard(tc) && selection(tc) : selection;
   }
   const { attachJudgeSession } = await import('../../evaluators/support/judge-run.js');
   attachJudgeSession(options, suite, request);
@@ -278,7 +321,12 @@ export async function executeRun(
   }
 
   try {
-    await writeReports(result.view, reporters, result.runDir, (t) => suite.redactor.text(t));
+    const shown = request.verbosity === 'quiet' ? reporters.filter((r) => r.name !== 'console') : reporters;
+    await writeReports(result.view, shown, result.runDir, (t) => suite.redactor.text(t));
+    const { failureSummary } = await import('../daily-loop.js');
+    const summary = await failureSummary(result.view);
+    if (request.verbosity === 'quiet') summary.unshift(await resultLine(result.view));
+    if (summary.length > 0) process.stdout.write(suite.redactor.text(`${summary.join('\n')}\n`));
     await hooks.after?.(result, suite);
     if (request.index !== false) {
       const { indexAfterRun } = await import('../../store/auto-index.js');
@@ -288,6 +336,12 @@ export async function executeRun(
     result.releaseLock();
   }
   process.stderr.write(`run folder: ${relativeToCwd(result.runDir)}\n`);
+  if (stoppedAtMaxfail) {
+    process.stderr.write(
+      `stopped after ${request.maxfail} failed or errored case run${request.maxfail === 1 ? '' : 's'} (--maxfail ${request.maxfail}); rerun them with --last-failed\n`,
+    );
+    return EXIT.gate;
+  }
   if (result.state === 'cancelled') {
     // A queued run resumes on the queue: without --queue the missing cases would run locally instead.
     const { redactRedisUrl } = await import('../../scale/queue/redis.js');
@@ -297,6 +351,54 @@ export async function executeRun(
     );
   }
   return result.exitCode;
+}
+
+/** `-k` and `--last-failed` as one case predicate (null: every case); refuses a selection that matches nothing. */
+async function selectCases(
+  request: RunRequest,
+  suite: LoadedSuite,
+): Promise<((tc: import('../../core/testcase.js').TestCase) => boolean) | null> {
+  const { parseKeywordExpression, lastFailedCases } = await import('../daily-loop.js');
+  const keyword = request.keyword !== undefined ? parseKeywordExpression(request.keyword) : null;
+  let failed: Set<string> | null = null;
+  if (request.lastFailed) {
+    const last = await lastFailedCases(suite.name, request.runsDir);
+    if (!last)
+      process.stderr.write(
+        `--last-failed: no earlier run of '${suite.name}' in ${request.runsDir}: running every case\n`,
+      );
+    else if (last.ids.size === 0)
+      process.stderr.write(`--last-failed: nothing failed in ${relativeToCwd(last.runDir)}: running every case\n`);
+    else {
+      failed = last.ids;
+      process.stderr.write(`--last-failed: ${last.ids.size} case(s) that failed in ${relativeToCwd(last.runDir)}\n`);
+    }
+  }
+  if (!keyword && !failed) return null;
+  const select = (tc: import('../../core/testcase.js').TestCase) =>
+    (!keyword || keyword(tc)) && (!failed || failed.has(tc.id));
+  for await (const tc of suite.cases()) if (select(tc)) return select;
+  const what = [request.keyword !== undefined ? `-k "${request.keyword}"` : '', failed ? '--last-failed' : '']
+    .filter(Boolean)
+    .join(' with ');
+  throw new CliError(`no case matches ${what}`, EXIT.usage);
+}
+
+/** One line per case run for -v: status, id, call time and why it failed. */
+function caseLine(r: import('../../core/result.js').TestCaseResult): string {
+  const status = r.status.toUpperCase().padEnd(7);
+  const id = r.repeat > 0 ? `${r.test_id}#${r.repeat}` : r.test_id;
+  if (r.status === 'passed' || r.status === 'skipped') return `${status} ${id}`;
+  return `${status} ${id}  ${failureReason(r)}`;
+}
+
+/** The result line `-q` prints instead of the report table. */
+async function resultLine(view: ExperimentView): Promise<string> {
+  const counts = { passed: 0, failed: 0, error: 0, skipped: 0 };
+  for await (const r of view.results()) counts[r.status]++;
+  const ran = counts.passed + counts.failed + counts.error;
+  const rate = ran === 0 ? 0 : (counts.passed / ran) * 100;
+  return `${counts.passed} passed, ${counts.failed} failed, ${counts.error} errors${counts.skipped ? `, ${counts.skipped} skipped` : ''} (${rate.toFixed(1)}% passed)`;
 }
 
 async function loadRunSuite(path: string, queued = false): Promise<LoadedSuite> {

@@ -214,11 +214,11 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
     const grid = page.getByRole('grid', { name: 'cases' });
     await expect.poll(() => grid.locator('.vfoot').innerText(), POLL).toBe('6 rows');
     await expect.poll(() => grid.getByRole('row').count(), POLL).toBe(7); // header + 6
-    await page.getByLabel('failed').check();
+    await page.getByLabel('failed', { exact: true }).check();
     await expect.poll(() => grid.locator('.vfoot').innerText(), POLL).toBe('1 rows');
     expect(await grid.locator('.vrow').first().innerText()).toMatch(/greeting/);
     expect(page.url()).toMatch(/status=failed/);
-    await page.getByLabel('failed').uncheck();
+    await page.getByLabel('failed', { exact: true }).uncheck();
     await page.getByRole('button', { name: /#billing/ }).click();
     await expect.poll(() => grid.locator('.vfoot').innerText(), POLL).toBe('2 rows');
     await page.screenshot({ path: join(SHOTS, '02-run.png'), fullPage: true });
