@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { scoredRun } from '../../campaign/record.js';
+import { RunRecord, scoredRun } from '../../campaign/record.js';
 import type { CampaignRun } from '../../campaign/run.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../../control/redaction.js';
 import { PdfSupportError, renderPdf } from '../../reports/pdf.js';
 import { renderHtml } from '../../reports/render.js';
 import { buildScorecard, Scorecard, type ScorecardOptions, scorecardJson } from '../../reports/scorecard.js';
 import { comparePaired } from '../../scoring/paired.js';
+import { Assessment } from '../../scoring/result.js';
 import {
   CampaignQueueFullError,
   CampaignRequestError,
@@ -29,6 +30,34 @@ import {
 const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'";
 
 const asRun = (stored: StoredCampaignRun): CampaignRun => ({ ...stored, scorecard: null }) as unknown as CampaignRun;
+
+/**
+ * A finished campaign's facts (`CampaignInfo` without the server-side run folder): the fields every campaign has
+ * are described; fields added later pass through (loose) rather than being dropped by the serializer.
+ */
+const CampaignInfoView = z
+  .looseObject({
+    campaign_id: z.string(),
+    label: z.string(),
+    mode: z.enum(['baseline', 'protected']),
+    ablated: z.string().nullable(),
+    provider: z.string(),
+    model: z.string(),
+    authority_level: z.string(),
+    approver: z.string(),
+    repeats: z.number().int(),
+    scenarios_requested: z.array(z.string()).nullable(),
+    policy_version: z.string(),
+    fixture: z.object({ name: z.string(), version: z.string(), sha256: z.string() }),
+    prompt_version: z.string(),
+    incident: z.object({ id: z.string(), version: z.string(), title: z.string() }),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+    state: z.string(),
+    skipped: z.array(z.object({ scenario_id: z.string(), reason: z.string() })),
+    errors: z.array(z.object({ scenario_id: z.string(), repeat: z.number().int(), error: z.string() })),
+  })
+  .meta({ id: 'CampaignInfo' });
 
 /** Campaigns: start (202 + Location), list (the comparison table), get (progress, results) and reports. */
 export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
@@ -100,9 +129,9 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
         params: IdParams,
         response: {
           200: CampaignView.extend({
-            assessment: z.record(z.string(), z.unknown()).nullable(),
-            runs: z.array(z.record(z.string(), z.unknown())),
-            info: z.record(z.string(), z.unknown()).nullable(),
+            assessment: Assessment.nullable(),
+            runs: z.array(RunRecord),
+            info: CampaignInfoView.nullable(),
           }),
           404: ErrorBody,
         },
@@ -117,8 +146,8 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
         {
           ...view,
           info: result ? info : null,
-          assessment: (result?.assessment as unknown as Record<string, unknown>) ?? null,
-          runs: (result?.records ?? []) as unknown as Record<string, unknown>[],
+          assessment: result?.assessment ?? null,
+          runs: [...(result?.records ?? [])],
         },
         DEFAULT_CANARY_PATTERNS,
       );
