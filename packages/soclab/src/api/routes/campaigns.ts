@@ -141,11 +141,12 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
       const view = await ctx.campaigns.get(request.params.id);
       if (!view) throw notFound(`campaign ${request.params.id}`);
       const result = view.status === 'completed' ? await ctx.campaigns.result(request.params.id) : null;
-      const { run_dir: _dir, ...info } = result?.info ?? ({ run_dir: '' } as { run_dir: string });
+      // The run folder is a server-side path: never sent.
+      const info = result ? (({ run_dir: _dir, ...rest }) => rest)(result.info) : null;
       return redact(
         {
           ...view,
-          info: result ? info : null,
+          info,
           assessment: result?.assessment ?? null,
           runs: [...(result?.records ?? [])],
         },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StoredAuditEvent } from '../../contracts/events.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../../control/redaction.js';
 import { verifyRows } from '../../evidence/hash-chain.js';
 import { runEnding } from '../../evidence/interrupted.js';
@@ -86,13 +87,14 @@ export function registerRunRoutes(app: ApiApp, ctx: ApiContext): void {
         summary: "A run's chain events in order (the first is run.started); payloads canary-redacted",
         security: BEARER,
         params: RunParams,
-        response: { 200: z.array(z.record(z.string(), z.unknown())), 404: ErrorBody },
+        // The chain's own stored-event model (issue 18: no opaque objects in the document).
+        response: { 200: z.array(StoredAuditEvent), 404: ErrorBody },
       },
     },
     async (request) => {
       const events = await evidence.events(request.params.run_id);
       if (events.length === 0) throw notFound(`run ${request.params.run_id}`);
-      return redact(events as unknown as Record<string, unknown>[], DEFAULT_CANARY_PATTERNS);
+      return redact(events, DEFAULT_CANARY_PATTERNS);
     },
   );
 
