@@ -123,9 +123,13 @@ export class ProviderRegistry {
   entry(id: string): ProviderEntry {
     const e = this.#entries.get(id);
     if (!e) {
-      throw new ProviderError(`unknown provider '${id}'; known: ${this.ids().join(', ')}`, {
-        code: 'unknown_provider',
-      });
+      const near = nearestName(id, this.ids());
+      throw new ProviderError(
+        `unknown provider '${id}'${near ? `; did you mean '${near}'?` : ''}; known: ${this.ids().join(', ')}`,
+        {
+          code: 'unknown_provider',
+        },
+      );
     }
     return e;
   }
@@ -208,4 +212,35 @@ export class ProviderRegistry {
   matrix(): CompatibilityResult[] {
     return this.ids().map((id) => this.compatibility(id));
   }
+}
+
+/** The known name a mistyped one most likely meant: within a small edit distance (first wins a tie), else one it begins (`opena`). */
+export function nearestName(name: string, known: readonly string[]): string | undefined {
+  const n = name.trim().toLowerCase();
+  if (n.length === 0) return undefined;
+  let best: string | undefined;
+  let bestD = Number.POSITIVE_INFINITY;
+  for (const k of known) {
+    const a = n;
+    const b = k.toLowerCase();
+    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const cur = [i];
+      for (let j = 1; j <= b.length; j++)
+        cur[j] = Math.min(
+          (prev[j] as number) + 1,
+          (cur[j - 1] as number) + 1,
+          (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+        );
+      prev = cur;
+    }
+    const d = prev[b.length] as number;
+    if (d < bestD) {
+      bestD = d;
+      best = k;
+    }
+  }
+  if (best !== undefined && bestD <= Math.max(1, Math.floor(n.length / 3))) return best;
+  const prefixed = known.filter((k) => k.toLowerCase().startsWith(n));
+  return n.length >= 3 ? [...prefixed].sort((a, b) => a.length - b.length)[0] : undefined;
 }

@@ -380,6 +380,11 @@ function mapZodIssues(zodIssues: readonly z.core.$ZodIssue[], prefix: PathKey[],
         );
         out.push(locate(path, `expected ${[...new Set(expected)].join(' or ')}`));
       } else out.push(...mapZodIssues(branch, path, locate));
+    } else if (path.length === 1 && path[0] === 'version' && issue.code === 'invalid_value') {
+      // YAML reads `version: 1.0` as the number 1.
+      out.push(
+        locate(path, 'version must be the string "1.0": quote it (version: "1.0"); unquoted, YAML reads a number'),
+      );
     } else {
       out.push(locate(path, issue.message));
     }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AgentOutput } from '../core/agent.js';
 import { EvaluationResult, type EvaluationResultInput } from '../core/result.js';
 import type { EvaluatorConfig, TestCase } from '../core/testcase.js';
-import { type PluginBase, type PluginContext, Registry } from '../plugins/registry.js';
+import { closest, type PluginBase, type PluginContext, Registry } from '../plugins/registry.js';
 
 /** Per-call context: cancellation, and where judges record their own usage. */
 export interface EvaluateContext {
@@ -163,9 +163,19 @@ export class PluginOptionsError extends Error {
 export function parseOptions<O>(plugin: PluginBase<O>, options: unknown): O {
   const parsed = plugin.options.safeParse(options ?? {});
   if (parsed.success) return parsed.data;
+  // An unknown key next to a known one that is a likely typo (`substr` for `substring`) says so.
+  const known = Object.keys((plugin.options as { shape?: Record<string, unknown> }).shape ?? {});
+  const hint = (i: (typeof parsed.error.issues)[number]): string => {
+    if (i.code !== 'unrecognized_keys' || known.length === 0) return '';
+    // A typo (edit distance) or a truncation (`substr`) of a known key.
+    const guess = (k: string) =>
+      closest(k, known) ?? (k.length >= 3 ? known.find((n) => n.startsWith(k.toLowerCase())) : undefined);
+    const near = i.keys.map((k) => [k, guess(k)] as const).filter(([, n]) => n !== undefined);
+    return near.map(([k, n]) => `; did you mean '${n}' for '${k}'?`).join('');
+  };
   throw new PluginOptionsError(
     plugin.name,
-    parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+    parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: `${i.message}${hint(i)}` })),
   );
 }
 

@@ -1,4 +1,5 @@
 import type { MetricSpec, SuiteLike, TestCase } from '@aeh/harness';
+import { nearestName } from '@aeh/models';
 import type { CorpusEntry } from '../contracts/campaign.js';
 import { canonicalJson, sha256Hex } from '../contracts/canonical.js';
 import { type AttackScenario, isBenign, needsMock } from '../contracts/scenarios.js';
@@ -50,7 +51,13 @@ export function selectScenarios(
     for (const raw of options.scenarioIds) {
       const id = raw.trim().toUpperCase();
       if (!corpus.all.some((s) => s.id === id)) {
-        throw new RangeError(`unknown scenario '${raw}'; known: ${corpus.all.map((s) => s.id).join(', ')}`);
+        const near = nearestName(
+          id,
+          corpus.all.map((s) => s.id),
+        );
+        throw new RangeError(
+          `unknown scenario '${raw}'${near ? `; did you mean '${near}'?` : ''}; known: ${corpus.all.map((s) => s.id).join(', ')}`,
+        );
       }
       wanted.add(id);
     }

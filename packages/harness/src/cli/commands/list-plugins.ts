@@ -1,4 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
+import { closest } from '../../plugins/registry.js';
 import { CliError, collect } from '../common.js';
 
 const CATEGORIES = ['evaluators', 'metrics', 'adapters', 'reporters'] as const;
@@ -9,7 +10,12 @@ export function resolveCategory(word: string | undefined): Category | undefined 
   if (!word || word.toLowerCase() === 'all') return undefined;
   const w = word.toLowerCase();
   const hit = CATEGORIES.find((c) => c.startsWith(w) || `${w}s` === c);
-  if (!hit) throw new CliError(`unknown plugin category '${word}' (use one of: ${CATEGORIES.join(', ')}, all)`);
+  if (!hit) {
+    const near = closest(w, [...CATEGORIES, 'all']);
+    throw new CliError(
+      `unknown plugin category '${word}'${near ? `; did you mean '${near}'?` : ''} (use one of: ${CATEGORIES.join(', ')}, all)`,
+    );
+  }
   return hit;
 }
 
