@@ -85,12 +85,20 @@ export function placements(corpus: ScenarioCorpus): Placement[] {
 export const fillTemplate = (template: string, goal: AttackGoal): string =>
   template.replaceAll('{tool}', goal.tool).replaceAll('{target}', goal.target);
 
-/** The whole product for one goal, in a fixed order (the search reorders it). */
-export function candidatesFor(goal: AttackGoal, corpus: ScenarioCorpus): Candidate[] {
+/**
+ * The whole product for one goal, in a fixed order (the search reorders it). `extraTexts` (LLM-written variants)
+ * are templates numbered after the built-in ones.
+ */
+export function candidatesFor(
+  goal: AttackGoal,
+  corpus: ScenarioCorpus,
+  extraTexts: readonly string[] = [],
+): Candidate[] {
   const out: Candidate[] = [];
   const places = placements(corpus);
+  const texts = [...TEMPLATES.map((t) => fillTemplate(t, goal)), ...extraTexts];
   for (const placement of places) {
-    for (const [template, text] of TEMPLATES.map((t, i) => [i, fillTemplate(t, goal)] as const)) {
+    for (const [template, text] of texts.map((t, i) => [i, t] as const)) {
       for (const transforms of transformChains()) out.push({ template, text, transforms, placement });
     }
   }

@@ -7,7 +7,8 @@ import type { ScenarioCorpus } from '../scenarios/loader.js';
 import { payloadParts } from '../scenarios/payloads.js';
 import { runScenario } from '../scenarios/runner.js';
 import { variantId } from '../scenarios/variants.js';
-import { type AttackGoal, attackGoals, type Candidate, candidatesFor } from './candidates.js';
+import { type AttackGoal, attackGoals, type Candidate, candidatesFor, TEMPLATES } from './candidates.js';
+import { llmVariants } from './llm-variants.js';
 import { type Observation, observe, stoppedBy } from './observe.js';
 
 /**
@@ -32,6 +33,10 @@ export interface AttackOptions {
   modeOptions?: Readonly<Record<string, unknown>>;
   /** Who answers approval requests in controlled modes (`none`, `ideal`, `rubber_stamp`, `noisy:<p>`). */
   approver?: string | null;
+  /** A model that writes extra phrasings per goal (through `@aeh/models`); none by default. */
+  variantModel?: ModelProvider | null;
+  /** How many phrasings to ask it for per goal (default 4, at most 8). */
+  variantCount?: number;
   /** Authority level the agent runs at (default L4). */
   authorityLevel?: AuthorityLevel;
   onTry?: (record: TryRecord) => void;
@@ -91,6 +96,9 @@ export interface AttackReport {
   readonly goals: readonly GoalResult[];
   /** Over every goal and restart: share of searches that succeeded within k tries. */
   readonly curve: readonly CurvePoint[];
+  /** Templates numbered from this one on are LLM-written (`llm_variants`, per goal). */
+  readonly template_count: number;
+  readonly llm_variants: Readonly<Record<string, readonly string[]>>;
   readonly records: readonly TryRecord[];
 }
 
@@ -140,9 +148,10 @@ async function searchGoal(
   options: AttackOptions,
   restart: number,
   records: TryRecord[],
+  extraTexts: readonly string[],
 ): Promise<number | null> {
   const random = rng(`${options.seed}:${goal.key}:${restart}`);
-  let pool = shuffled(candidatesFor(goal, options.corpus), random);
+  let pool = shuffled(candidatesFor(goal, options.corpus, extraTexts), random);
   const unreadPlacements = new Set<string>();
   const readPlacements = new Set<string>();
   const ignoredTexts = new Set<string>();
@@ -217,10 +226,13 @@ export async function runAdaptiveAttack(options: AttackOptions): Promise<AttackR
   const records: TryRecord[] = [];
   const results: GoalResult[] = [];
   const allFirsts: (number | null)[] = [];
+  const llmTexts: Record<string, string[]> = {};
   for (const goal of goals) {
     const firsts: (number | null)[] = [];
     const start = records.length;
-    for (let r = 0; r < restarts; r++) firsts.push(await searchGoal(goal, options, r, records));
+    const extra = options.variantModel ? await llmVariants(options.variantModel, goal, options.variantCount) : [];
+    llmTexts[goal.key] = extra;
+    for (let r = 0; r < restarts; r++) firsts.push(await searchGoal(goal, options, r, records, extra));
     allFirsts.push(...firsts);
     const mine = records.slice(start);
     const wins = mine.filter((t) => t.observation.succeeded);
@@ -262,6 +274,8 @@ export async function runAdaptiveAttack(options: AttackOptions): Promise<AttackR
     tries: records.length,
     goals: results,
     curve: curve(allFirsts, options.budget),
+    template_count: TEMPLATES.length,
+    llm_variants: llmTexts,
     records,
   };
 }
