@@ -1,3 +1,4 @@
+import { currentTraceparent } from '@aeh/harness/telemetry/context';
 import type { ModelProvider } from '@aeh/models';
 import { type ScenarioOutcome, ScenarioOutcome as ScenarioOutcomeSchema } from '../contracts/campaign.js';
 import { newUuid } from '../contracts/common.js';
@@ -204,6 +205,8 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
         authority_level: authorityLevel,
         policy_version: session.policyVersion ?? 'none',
         canary_count: simulator.canarySecrets.length,
+        // Links the evidence to its OpenTelemetry trace when the run is traced (docs/observability.md).
+        ...traceLink(),
       },
     });
 
@@ -461,4 +464,10 @@ export async function runScenario(options: RunScenarioOptions): Promise<Scenario
     await session.close?.();
     if (ownStore) await store.close();
   }
+}
+
+/** `{otel: {trace_id, span_id}}` of the traced agent call this run belongs to, or nothing when tracing is off. */
+function traceLink(): { otel?: { trace_id: string; span_id: string } } {
+  const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(currentTraceparent() ?? '');
+  return m?.[1] && m[2] ? { otel: { trace_id: m[1], span_id: m[2] } } : {};
 }

@@ -12,6 +12,7 @@ import {
 import { runCampaign } from '../../../src/campaign/run.js';
 import { type RunningAgent, startDegenerateAgent } from '../../../src/conformance/agents.js';
 import { needsMock } from '../../../src/contracts/scenarios.js';
+import { openEvidenceStore } from '../../../src/evidence/store.js';
 import { loadCorpus } from '../../../src/scenarios/loader.js';
 import { startSoclabTelemetry } from '../../../src/telemetry/session.js';
 
@@ -65,9 +66,11 @@ describe('soclab campaign exports OpenTelemetry traces', () => {
       .map((s) => s.id);
     const telemetry = await startSoclabTelemetry(false);
     expect(telemetry).not.toBeNull();
-    const runDir = join(mkdtempSync(join(tmpdir(), 'soclab-otel-')), 'run');
+    const work = mkdtempSync(join(tmpdir(), 'soclab-otel-'));
+    const runDir = join(work, 'run');
+    const evidenceUrl = join(work, 'evidence.sqlite');
     try {
-      await runCampaign({ mode: 'protected', provider: 'http', scenarios: ids }, { evidenceUrl: ':memory:', runDir });
+      await runCampaign({ mode: 'protected', provider: 'http', scenarios: ids }, { evidenceUrl, runDir });
     } finally {
       await telemetry?.shutdown();
     }
@@ -114,6 +117,18 @@ describe('soclab campaign exports OpenTelemetry traces', () => {
       .filter((l) => l.type === 'result');
     expect(results.length).toBe(ids.length);
     for (const r of results) expect(r.result?.metadata.otel?.trace_id).toBe(run?.traceId);
+
+    // The evidence chain links each run to its trace: run.started names the scenario's agent-call span.
+    const store = await openEvidenceStore(evidenceUrl);
+    try {
+      for (const s of scenarios) {
+        const [started] = await store.events(String(s.attributes['soclab.run_id']));
+        expect(started?.event_type).toBe('run.started');
+        expect(started?.payload.otel).toEqual({ trace_id: run?.traceId, span_id: s.parentSpanId });
+      }
+    } finally {
+      await store.close();
+    }
 
     // Canaries (planted in tool outputs the agent reads and echoes) never reach an exported byte.
     expect(receiver.bodies.join('')).not.toMatch(/CANARY-SECRET-/);
