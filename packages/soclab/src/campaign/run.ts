@@ -20,7 +20,7 @@ import { assess } from '../scoring/engine.js';
 import { DEFAULT_PROFILE, type ScoringProfile } from '../scoring/profile.js';
 import type { Assessment } from '../scoring/result.js';
 import { ablationModeName, registerAblationModes } from './ablation.js';
-import { createSoclabAgent } from './adapter.js';
+import { createSoclabAgent, type SoclabAgentConfig } from './adapter.js';
 import './evaluators/index.js';
 import './metrics/index.js';
 import { soclabTelemetry } from '../telemetry/session.js';
@@ -151,6 +151,8 @@ export interface CampaignHooks {
   retry?: Partial<RetryPolicy>;
   /** Environment the provider is configured from (default process.env; tests point it at a stand-in). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Redis URL: run the scenario runs on `soclab worker` processes (docs/soclab/operations.md) instead of here. */
+  queue?: string;
 }
 
 /** A problem with the request itself (unknown provider, scenario, approver...): CLI exit 2, API 400. */
@@ -221,7 +223,6 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   } catch (error) {
     throw new CampaignConfigError((error as Error).message);
   }
-  const modeName = options.ablate ? ablationModeName(options.ablate) : options.mode;
   const label = options.ablate ? `protected-without-${options.ablate}` : options.mode;
   const modeOptions: Record<string, unknown> = {};
   if (options.policyDir) modeOptions.policyDir = resolve(options.policyDir);
@@ -240,16 +241,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   let agent: Awaited<ReturnType<typeof createSoclabAgent>>;
   try {
     agent = await createSoclabAgent({
-      mode: modeName,
-      provider: options.provider,
-      model: options.model ?? null,
-      deployment: options.deployment,
-      price: options.price,
-      allowUnpriced: options.allowUnpriced,
-      authorityLevel: options.level,
-      approver: options.approver,
-      modeOptions,
-      withoutLabels: options.ablate === 'labels',
+      ...campaignAgentConfig(options, modeOptions),
       evidence: hooks.evidence,
       evidenceUrl: hooks.evidenceUrl ?? seededEvidence,
       corpus,
@@ -271,10 +263,26 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   prepareRunDir(runDir);
 
   const order = new Map(selection.selected.map((s, i) => [s.id, i]));
+  // Distributed: the scenario runs go to `soclab worker` processes, which rebuild this agent from the request.
+  const execute = hooks.queue
+    ? await (await import('../service/queue-campaign.js'))
+        .campaignQueueExecutor(hooks.queue, {
+          request: options,
+          label,
+          epochMs: seeded?.epochMs ?? null,
+          suite,
+          custom: hooks.corpus !== undefined || hooks.providerFactory !== undefined || human,
+        })
+        .catch(async (error: unknown) => {
+          await agent.close?.();
+          throw error;
+        })
+    : undefined;
   let experiment: Awaited<ReturnType<typeof runExperiment>>;
   try {
     experiment = await runExperiment({
       suite,
+      execute,
       agent: seeded ? seededAgent(agent, seeded, label) : agent,
       // The harness run header (its id is the campaign id) from the seed and the epoch too.
       reproducible: seeded
@@ -400,6 +408,25 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   return { ...run, scorecard: buildScorecard(run, { version: soclabVersion(), runFolder }) };
 }
 
+/** The agent configuration a campaign request gives (also what `soclab worker` rebuilds from a queued request). */
+export function campaignAgentConfig(
+  options: CampaignRequest,
+  modeOptions: Record<string, unknown>,
+): Omit<SoclabAgentConfig, 'evidence' | 'evidenceUrl' | 'corpus' | 'providerFactory' | 'retry' | 'env' | 'tracing'> {
+  return {
+    mode: options.ablate ? ablationModeName(options.ablate) : options.mode,
+    provider: options.provider,
+    model: options.model ?? null,
+    deployment: options.deployment,
+    price: options.price,
+    allowUnpriced: options.allowUnpriced,
+    authorityLevel: options.level,
+    approver: options.approver,
+    modeOptions,
+    withoutLabels: options.ablate === 'labels',
+  };
+}
+
 /** A record with its wall-clock latency zeroed (reproducible mode). */
 function withoutLatency(record: RunRecord): RunRecord {
   return { ...record, outcome: { ...record.outcome, latency_ms: 0 } };
@@ -409,7 +436,7 @@ function withoutLatency(record: RunRecord): RunRecord {
  * The campaign's agent with each scenario run (scenario x repeat x attempt) in its own reproducible scope: ids,
  * times and grant keys come from the seed in call order within the run, so concurrency cannot reorder them.
  */
-function seededAgent(
+export function seededAgent(
   agent: Awaited<ReturnType<typeof createSoclabAgent>>,
   seeded: { seed: number; epochMs: number },
   label: string,

@@ -86,6 +86,10 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
     .option('--out <dir>', help.out, 'runs/latest')
     .option('--policy-dir <dir>', help.policyDir)
     .option('--db <url>', 'evidence database (default: SOCLAB_DATABASE_URL or runs/soclab.sqlite)')
+    .option(
+      '--queue <redis-url>',
+      'run the scenario runs on soclab worker processes through this Redis (default SOCLAB_QUEUE_URL; see docs/soclab/operations.md)',
+    )
     .option('--otel', 'export OpenTelemetry traces over OTLP/HTTP (on when OTEL_EXPORTER_OTLP_ENDPOINT is set)')
     .option(
       '--incident <name>',
@@ -122,6 +126,7 @@ export interface StudyOptionValues {
   out: string;
   policyDir?: string;
   db?: string;
+  queue?: string;
   agentCommand?: string;
   agentTransport?: 'http' | 'stdio';
   otel?: boolean;
@@ -166,7 +171,7 @@ export async function runStudyFromOptions(
       policyDir: opts.policyDir,
       out: opts.out,
     },
-    { db: opts.db, otel: opts.otel },
+    { db: opts.db, otel: opts.otel, queue: opts.queue ?? (process.env.SOCLAB_QUEUE_URL || undefined) },
   );
 }
 
@@ -254,6 +259,8 @@ export interface StudyCliOptions {
   /** `--otel`: trace even without OTEL_EXPORTER_OTLP_ENDPOINT (docs/observability.md). */
   otel?: boolean;
   quiet?: boolean;
+  /** `--queue`: Redis URL of the `soclab worker` processes that run the scenario runs. */
+  queue?: string;
 }
 
 /** Run a study with progress on stderr (terminal only), print the summary lines and report paths, set the exit code. */
@@ -269,6 +276,7 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
   try {
     result = await runStudy(request, {
       evidenceUrl: options.db,
+      queue: options.queue,
       onCampaignStart: ({ label, total }) => {
         if (tty) process.stderr.write(`${label}: 0/${total}`);
       },

@@ -15,6 +15,7 @@ import * as scenariosCheck from './commands/scenarios-check.js';
 import * as serve from './commands/serve.js';
 import * as verifyChain from './commands/verify-chain.js';
 import * as versionCommand from './commands/version.js';
+import * as worker from './commands/worker.js';
 import { fail } from './common.js';
 
 /**
@@ -36,6 +37,7 @@ const commands: CommandModule[] = [
   attack,
   report,
   demo,
+  worker,
   versionCommand,
 ];
 

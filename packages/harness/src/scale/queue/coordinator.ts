@@ -23,7 +23,7 @@ import { bullConnection, connectRedis, failureDescriber, redactRedisUrl } from '
 import { readRedisRunId, readRedisSetup, redisSetupWarnings } from './redis-setup.js';
 
 /** What the coordinator tells workers about the run, beyond what it derives from the run itself. */
-export type RunRecordBody = Pick<RunRecord, 'suite' | 'agent' | 'timeout' | 'retry'>;
+export type RunRecordBody = Pick<RunRecord, 'suite' | 'agent' | 'timeout' | 'retry' | 'runner'>;
 
 export interface CoordinatorOptions {
   /** Redis URL (`redis://host:port[/db]`). */

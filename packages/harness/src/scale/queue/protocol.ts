@@ -70,6 +70,8 @@ export const RunRecord = z.object({
     /** The raw (uninterpolated) suite file, for workers without a checkout; null when too large. */
     content: z.string().nullable(),
   }),
+  /** Which kind of worker runs the jobs (`soclab` for soclab campaigns); absent: `harness worker`. */
+  runner: z.string().min(1).optional(),
   /** `--agent` as given to the coordinator; null runs the suite's own agent. */
   agent: AgentOverride.nullable(),
   /** `--timeout` seconds per attempt (a case's own timeout wins); null uses the default. */

@@ -43,6 +43,17 @@ export interface WorkerHostOptions {
   idleExitSeconds?: number;
   /** Where status lines go (default: stderr). */
   log?: (message: string) => void;
+  /** Which runs this worker serves: records whose `runner` is this (default `harness`, also for records without one). */
+  runner?: string;
+  /** Build a run's cases, evaluators and agent (default: load the suite file and create its adapter). */
+  prepareRun?: (record: RunRecord) => Promise<PreparedRun>;
+}
+
+/** What a worker needs to run a queued run's jobs: the cases with their evaluators, and the agent. */
+export interface PreparedRun {
+  suite: Pick<LoadedSuite, 'name' | 'path' | 'totalCases' | 'baseDir' | 'evaluators' | 'vars' | 'redactor' | 'cases'>;
+  agent: Agent;
+  cleanup?: () => void;
 }
 
 interface ActiveRun {
@@ -195,6 +206,8 @@ export class WorkerHost {
     for (const [id, text] of Object.entries(entries)) {
       if (this.#active.has(id)) continue;
       if (this.#options.runs && !this.#options.runs.includes(id)) continue;
+      // Another kind of worker (e.g. `soclab worker`) serves runs of another runner; not an error for either.
+      if (runnerOf(text) !== (this.#options.runner ?? 'harness')) continue;
       const blockedUntil = this.#blocked.get(id);
       if (blockedUntil !== undefined && Date.now() < blockedUntil) continue;
       const parsed = RunRecord.safeParse(parseJson(text));
@@ -290,8 +303,11 @@ export class WorkerHost {
   /** Load the run's suite and agent here, then start a BullMQ Worker on its queue. */
   async #join(record: RunRecord): Promise<void> {
     const t0 = performance.now();
-    const { suite, cleanup } = await this.#loadSuite(record);
-    let agent: Agent | undefined;
+    const prepared = this.#options.prepareRun
+      ? await this.#options.prepareRun(record)
+      : await this.#loadSuite(record).then((loaded) => ({ ...loaded, agent: undefined }));
+    const { suite, cleanup } = prepared;
+    let agent: Agent | undefined = prepared.agent;
     try {
       // Cases are indexed while the worker already fetches jobs (a job waits for the index, not the join).
       const cases = new Map<string, TestCase>();
@@ -303,14 +319,16 @@ export class WorkerHost {
         }
       })();
       indexed.catch(() => {}); // reported by the first job that needs it
-      const spec = agentSpec(record, suite);
       const ctx = { baseDir: suite.baseDir, env: process.env, secrets: suite.redactor };
-      const plugin = adapterRegistry.get(spec.adapter);
-      const adapterOptions = parseOptions(plugin, spec.options ?? {});
-      try {
-        agent = await plugin.create(adapterOptions as never, ctx);
-      } catch (err) {
-        throw new Error(`cannot create the '${plugin.name}' agent: ${errorMessage(err)}`);
+      if (!agent) {
+        const spec = agentSpec(record, prepared.suite as LoadedSuite);
+        const plugin = adapterRegistry.get(spec.adapter);
+        const adapterOptions = parseOptions(plugin, spec.options ?? {});
+        try {
+          agent = await plugin.create(adapterOptions as never, ctx);
+        } catch (err) {
+          throw new Error(`cannot create the '${plugin.name}' agent: ${errorMessage(err)}`);
+        }
       }
       // One retry layer: BullMQ's attempts and backoff. The runner makes a single attempt per job.
       const runner = new AgentRunner(agent, {
@@ -462,6 +480,12 @@ function agentSpec(record: RunRecord, suite: LoadedSuite): { adapter: string; op
     return { adapter: override.adapter, options: suite.agent.options };
   }
   return override;
+}
+
+/** The `runner` a registry entry names (`harness` when it names none or is unreadable). */
+function runnerOf(text: string): string {
+  const runner = (parseJson(text) as { runner?: unknown } | null)?.runner;
+  return typeof runner === 'string' ? runner : 'harness';
 }
 
 function sleep(ms: number): Promise<void> {

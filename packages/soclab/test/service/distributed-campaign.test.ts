@@ -1,0 +1,265 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRedis } from '../../../harness/test/integration/scale/redis-server.js';
+import { REPO_ROOT, SOCLAB_MAIN, soclabIsolated as soclab } from '../helpers/cli.js';
+
+/*
+ * `soclab campaign --queue` with real `soclab worker` processes (the CLI from source) on a real redis-server
+ * (HARNESS_TEST_REDIS_URL, or a throwaway one): the scorecard equals a local run's byte for byte, a worker killed
+ * mid-scenario loses nothing and doubles nothing, and nothing secret ever crosses Redis.
+ */
+
+const redis = testRedis();
+const root = mkdtempSync(join(tmpdir(), 'soclab-queue-'));
+const children: ChildProcess[] = [];
+const EPOCH = '1700000000';
+const PROMISED = ['scorecard.json', 'executive.html', 'technical.html', 'summary.txt'];
+const GULLIBLE = join(REPO_ROOT, 'packages', 'soclab', 'test', 'helpers', 'mcp-agents', 'gullible-agent.mjs');
+/** A provider key in every process's environment: it must never reach Redis. */
+const PROVIDER_KEY = 'sk-o20b-never-in-redis-5c1f0e9a7b';
+
+type Worker = ChildProcess & { readonly said: string };
+
+function startWorker(url: string, env: Record<string, string>, ...args: string[]): Worker {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      SOCLAB_MAIN,
+      'worker',
+      '--queue',
+      url,
+      '--concurrency',
+      '1',
+      '--lock-duration',
+      '3000',
+      '--stalled-interval',
+      '1000',
+      ...args,
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let said = '';
+  child.stderr?.on('data', (b) => {
+    said += b;
+  });
+  Object.defineProperty(child, 'said', { get: () => said });
+  children.push(child);
+  return child as Worker;
+}
+
+async function waitFor(what: string, check: () => boolean, ms = 90_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Every command sent to Redis while it runs (MONITOR): what a worker, coordinator or BullMQ ever stored there. */
+async function monitorRedis(url: string): Promise<{ text: () => string; stop: () => void }> {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(url);
+  const monitor = await client.monitor();
+  const lines: string[] = [];
+  monitor.on('monitor', (_time: string, args: string[]) => lines.push(args.join(' ')));
+  return {
+    text: () => lines.join('\n'),
+    stop: () => {
+      monitor.disconnect();
+      client.disconnect();
+    },
+  };
+}
+
+interface JournalResult {
+  test_id: string;
+  repeat: number;
+  status: string;
+  metadata: Record<string, unknown>;
+  output: { error: string | null };
+}
+
+function journal(runDir: string): JournalResult[] {
+  return readFileSync(join(runDir, 'journal.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"type":"result"'))
+    .map((l) => JSON.parse(l).result as JournalResult);
+}
+
+if (!redis.available && process.env.CI) {
+  describe('distributed soclab campaigns (Redis)', () => {
+    it('needs Redis in CI', () => {
+      throw new Error(`CI=true but no Redis: ${redis.reason}`);
+    });
+  });
+} else if (!redis.available) {
+  describe.skip(`distributed soclab campaigns (Redis) — skipped: ${redis.reason}`, () => {
+    it('runs on workers', () => {});
+  });
+} else {
+  describe('distributed soclab campaigns (Redis)', () => {
+    let url = '';
+    beforeAll(async () => {
+      url = await redis.start();
+    }, 30_000);
+    afterAll(async () => {
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      await redis.stop();
+      rmSync(root, { recursive: true, force: true });
+    });
+
+    it('refuses a --queue that is not a reachable Redis with exit 2, before anything runs', async () => {
+      const notRedis = await soclab([
+        'campaign',
+        '--scenario',
+        'ATK-001',
+        '--queue',
+        'http://127.0.0.1:1',
+        '--out',
+        join(root, 'bad1'),
+      ]);
+      expect(notRedis.code).toBe(2);
+      expect(notRedis.stderr).toContain('--queue expects a redis:// or rediss:// URL');
+      const down = await soclab([
+        'campaign',
+        '--scenario',
+        'ATK-001',
+        '--queue',
+        'redis://:hunter2pass@127.0.0.1:1',
+        '--out',
+        join(root, 'bad2'),
+      ]);
+      expect(down.code).toBe(2);
+      expect(down.stderr).toContain('cannot reach Redis at redis://:***@127.0.0.1:1');
+      expect(down.stderr).not.toContain('hunter2pass');
+      const worker = await soclab(['worker', '--queue', 'ftp://127.0.0.1:1']);
+      expect(worker.code).toBe(2);
+      expect(worker.stderr).toContain('--queue expects a redis:// or rediss:// URL');
+    }, 120_000);
+
+    it('a seeded campaign on 2 workers writes the same scorecard and reports, byte for byte, as the local run', async () => {
+      const env = { SOURCE_DATE_EPOCH: EPOCH, OPENAI_API_KEY: PROVIDER_KEY };
+      const evidence = join(root, 'worker-evidence');
+      const workers = [1, 2].map(() => startWorker(url, env, '--evidence-dir', evidence));
+      await waitFor('both workers to connect', () => workers.every((w) => w.said.includes('waiting for runs')));
+      const args = ['campaign', '--mode', 'protected', '--scenario', 'ATK-001,ATK-002,BEN-001', '--repeats', '2'];
+      const [local, queued] = [join(root, 'local'), join(root, 'queued')];
+      const a = await soclab([...args, '--seed', '11', '--out', local], env);
+      expect([0, 1], a.stderr).toContain(a.code);
+      const watch = await monitorRedis(url);
+      const b = await soclab([...args, '--seed', '11', '--out', queued, '--queue', url], env);
+      watch.stop();
+      expect(b.code, b.stderr).toBe(a.code);
+      for (const file of PROMISED) {
+        const same = readFileSync(join(queued, `protected-${file}`)).equals(
+          readFileSync(join(local, `protected-${file}`)),
+        );
+        expect(same, `${file} differs`).toBe(true);
+      }
+      // It really ran on the workers: every result names the worker that ran it; the local one ran none there.
+      const results = journal(join(queued, 'protected'));
+      expect(results.map((r) => `${r.test_id}#${r.repeat}`).sort()).toEqual([
+        'ATK-001#0',
+        'ATK-001#1',
+        'ATK-002#0',
+        'ATK-002#1',
+        'BEN-001#0',
+        'BEN-001#1',
+      ]);
+      const names = workers.map((w) => w.said.match(/soclab worker (\S+): connected/)?.[1]);
+      expect(results.every((r) => names.includes(r.metadata.worker as string))).toBe(true);
+      expect(journal(join(local, 'protected')).some((r) => 'worker' in r.metadata)).toBe(false);
+      // The traffic carried the campaign and its results, never the provider key.
+      const traffic = watch.text();
+      expect(traffic).toContain('soclab-campaign');
+      expect(traffic).toContain('ATK-002');
+      expect(traffic).not.toContain(PROVIDER_KEY);
+      // Each worker keeps its chains of a seeded campaign in a fresh store of its own.
+      expect(existsSync(evidence)).toBe(true);
+    }, 240_000);
+
+    it('a worker SIGKILLed mid-scenario is recovered: every scenario × repeat is recorded exactly once; no run token, canary or key in Redis', async () => {
+      // An MCP agent that takes a moment to start, so the first worker is surely inside a scenario run when killed.
+      const slowAgent = join(root, 'slow-agent.mjs');
+      writeFileSync(
+        slowAgent,
+        `await new Promise((r) => setTimeout(r, 1500));\nawait import(${JSON.stringify(GULLIBLE)});\n`,
+      );
+      const log = join(root, 'agent.jsonl');
+      const env = {
+        OPENAI_API_KEY: PROVIDER_KEY,
+        SOCLAB_MCP_AGENT_COMMAND: `node ${slowAgent}`,
+        SOCLAB_MCP_AGENT_PASS_ENV: 'GULLIBLE_AGENT_LOG',
+        GULLIBLE_AGENT_LOG: log,
+      };
+      const db = join(root, 'kill.sqlite');
+      const watch = await monitorRedis(url);
+      const first = startWorker(url, env, '--db', db);
+      await waitFor('the first worker to connect', () => first.said.includes('waiting for runs'));
+      const out = join(root, 'kill');
+      const coordinator = soclab(
+        [
+          'campaign',
+          '--mode',
+          'protected',
+          '--provider',
+          'mcp',
+          '--scenario',
+          'ATK-001,BEN-001',
+          '--repeats',
+          '2',
+          '--out',
+          out,
+          '--queue',
+          url,
+        ],
+        env,
+      );
+      // The agent logs its run token as it starts: the first worker is now mid-scenario.
+      await waitFor(
+        'a scenario run on the first worker',
+        () => existsSync(log) && readFileSync(log, 'utf8').includes('"token"'),
+      );
+      first.kill('SIGKILL');
+      const second = startWorker(url, env, '--db', db);
+      const r = await coordinator;
+      watch.stop();
+      expect([0, 1], `${r.stderr}\n${second.said}`).toContain(r.code);
+      const results = journal(join(out, 'protected'));
+      const keys = results.map((x) => `${x.test_id}#${x.repeat}`);
+      expect(keys.sort()).toEqual(['ATK-001#0', 'ATK-001#1', 'BEN-001#0', 'BEN-001#1']);
+      expect(results.filter((x) => x.status === 'error' || x.output.error !== null)).toEqual([]);
+      // The killed worker's scenario run was taken over after its lock expired, by the second worker.
+      expect(results.some((x) => Number(x.metadata.recovered_from_stalled ?? 0) >= 1)).toBe(true);
+      const secondName = second.said.match(/soclab worker (\S+): connected/)?.[1];
+      expect(results.every((x) => x.metadata.worker === secondName)).toBe(true);
+      const card = JSON.parse(readFileSync(join(out, 'protected-scorecard.json'), 'utf8'));
+      expect(card.runs).toHaveLength(4);
+      // The killed attempt started an agent too: more run tokens than recorded runs.
+      const tokens = readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .flatMap((l) => {
+          const e = JSON.parse(l) as { token?: unknown };
+          return typeof e.token === 'string' ? [e.token] : [];
+        });
+      expect(tokens.length).toBeGreaterThan(4);
+      const traffic = watch.text();
+      expect(traffic).toContain('ATK-001');
+      for (const token of tokens) expect(traffic.includes(token)).toBe(false);
+      expect(traffic).not.toContain(PROVIDER_KEY);
+      expect(traffic).not.toMatch(/CANARY-SECRET-\d{3}-[0-9a-f]{12}/);
+      // The agent command is the worker's own setting: it never travels through Redis.
+      expect(traffic).not.toContain(slowAgent);
+    }, 240_000);
+  });
+}
