@@ -340,12 +340,13 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
     if (!written) continue;
     out(`  ${rel(written.executive)}  ${rel(written.technical)}  ${rel(written.scorecard)}  ${rel(written.summary)}`);
   }
-  out(`  one-page PDF: soclab report ${rel(result.reports.main.scorecard)}`);
+  out(`  one-page PDF: npx soclab report ${rel(result.reports.main.scorecard)}`);
   out(`${c.bold('Harness runs')}`);
   const runs = [result.baseline, result.main, ...result.ablations.map((a) => a.run)].filter((r) => r !== null);
   for (const r of runs) out(`  ${r!.info.label.padEnd(width)} ${rel(r!.runDir)}`);
-  if (result.baseline) out(`  compare them: harness compare ${rel(result.baseline.runDir)} ${rel(result.main.runDir)}`);
-  out(`  browse them : harness view ${runs.map((r) => rel(r!.runDir)).join(' ')}`);
+  if (result.baseline)
+    out(`  compare them: npx harness compare ${rel(result.baseline.runDir)} ${rel(result.main.runDir)}`);
+  out(`  browse them : npx harness view ${runs.map((r) => rel(r!.runDir)).join(' ')}`);
   if (main.gate_failures.length > 0 || main.critical_failures.length > 0) process.exitCode = EXIT.gate;
   if (errored.count > 0) process.exitCode = EXIT.errored;
   return result;

@@ -48,7 +48,7 @@ describe('soclab demo (mock provider, no credentials)', () => {
     );
     // The demo's scripted adversary is gullible by design: the controls stop every attack, yet it earns nothing.
     expect(demo.out).toMatch(/^protected: attack success 0%, composite 0\.9\d, gates none, authority L1$/m);
-    expect(demo.out).toMatch(/compare them: harness compare \S+baseline \S+protected/);
+    expect(demo.out).toMatch(/compare them: npx harness compare \S+baseline \S+protected/);
   });
 
   it('baseline: 26 of 30 attacks succeed (interval about 70-95%), four gates fail, L1', () => {
