@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import pc from 'picocolors';
+import { colourWanted, tableStyle } from '../core/colour.js';
 import { EPSILON, formatNumber, formatP } from './gate.js';
 import { headlineText, metricChange } from './headline.js';
 import type { ExperimentComparison, MeasureVerdict } from './models.js';
@@ -13,11 +14,11 @@ export interface ComparisonConsoleOptions {
 
 /** The comparison as terminal tables. */
 export function comparisonConsole(c: ExperimentComparison, options: ComparisonConsoleOptions = {}): string {
-  const color = options.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
+  const color = options.color ?? colourWanted(process.stdout);
   const paint = pc.createColors(color);
   const perList = options.maxCasesPerList ?? 10;
   // cli-table3 colours borders and headers even when piped; switch that off with colour (deps.md gotcha 16).
-  const style = color ? {} : { head: [], border: [] };
+  const style = tableStyle(color);
   const lines: string[] = [];
   lines.push(
     `${paint.bold('Comparison')} ${c.baseline_name} (${c.baseline_id}) → ${c.candidate_name} (${c.candidate_id})`,

@@ -1,4 +1,5 @@
 export * from './agent.js';
+export * from './colour.js';
 export * from './durations.js';
 export * from './experiment.js';
 export * from './result.js';

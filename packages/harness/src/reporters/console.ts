@@ -1,5 +1,6 @@
 import { createColors } from 'picocolors';
 import { z } from 'zod';
+import { colourWanted, tableStyle } from '../core/colour.js';
 import { formatLike, formatSeconds, TIME_LABELS } from '../core/durations.js';
 import type { Experiment } from '../core/experiment.js';
 import type { TestCaseResult } from '../core/result.js';
@@ -21,7 +22,7 @@ export type ConsoleOptions = z.infer<typeof ConsoleOptions>;
 
 function wantsColor(explicit?: boolean): boolean {
   if (explicit !== undefined) return explicit;
-  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+  return colourWanted(process.stdout);
 }
 
 function clip(text: string, max: number): string {
@@ -65,7 +66,7 @@ export async function renderConsole(
   const { default: Table } = await import('cli-table3');
   const color = wantsColor(o.color);
   const pc = createColors(color);
-  const style = color ? {} : { head: [] as string[], border: [] as string[] };
+  const style = tableStyle(color);
   // No separator lines between rows: long tables stay readable.
   const chars = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
   const h = view.header;

@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { CliError, EXIT } from '../cli/common.js';
+import { colourWanted, tableStyle } from '../core/colour.js';
 import type { RunStore } from './run-store.js';
 
 export { CliError, EXIT };
@@ -69,14 +70,14 @@ export function parsePositive(value: string, flag: string): number {
   return n;
 }
 
-const plain = () => !process.stdout.isTTY || Boolean(process.env.NO_COLOR);
+const plain = () => !colourWanted(process.stdout);
 
 /** A cli-table3 table; borders and headers stay uncoloured when stdout is not a TTY (deps.md gotcha 16). */
 export async function table(head: string[]): Promise<{ push(row: string[]): void; toString(): string }> {
   const Table = (await import('cli-table3')).default;
   const t = new Table({
     head,
-    style: plain() ? { head: [], border: [] } : { head: ['cyan'], border: ['grey'] },
+    style: tableStyle(!plain()),
     // No rule between body rows: long listings stay compact.
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });

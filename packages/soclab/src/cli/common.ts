@@ -1,6 +1,8 @@
 /**
  * Helpers shared by soclab CLI commands. Keep this file free of heavy imports (every command imports it).
  */
+
+import { colourWanted, tableStyle } from '@aeh/harness';
 import Table from 'cli-table3';
 import pc from 'picocolors';
 import { DEFAULT_CANARY_PATTERNS, redact, redactText } from '../control/redaction.js';
@@ -22,7 +24,7 @@ export class CliError extends Error {
   }
 }
 
-const colour = (): boolean => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+const colour = (): boolean => colourWanted(process.stdout);
 
 /** picocolors when stdout is a terminal, plain text otherwise. */
 export const c = {
@@ -35,7 +37,7 @@ export const c = {
 
 /** A table that only uses colour on a terminal. */
 export function table(head: string[]): Table.Table {
-  return new Table({ head, style: colour() ? { compact: true } : { head: [], border: [], compact: true } });
+  return new Table({ head, style: { ...tableStyle(colour()), compact: true } });
 }
 
 /** Everything the CLI prints about a run passes through canary redaction (secrets never reach a terminal or log). */
