@@ -269,7 +269,12 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
   const { runStudy } = await import('../campaign/study.js');
   const { CampaignConfigError } = await import('../campaign/run.js');
   const { summaryLine } = await import('../reports/text.js');
-  const tty = Boolean(process.stderr.isTTY) && !process.env.CI && !options.quiet;
+  const { StudyProgress } = await import('./progress.js');
+  const progress = new StudyProgress(process.stderr, {
+    tty: Boolean(process.stderr.isTTY) && !process.env.CI,
+    quiet: options.quiet,
+  });
+  let last = { done: 0, errors: 0 };
   let result: StudyResult;
   const { startSoclabTelemetry } = await import('../telemetry/session.js');
   const telemetry = await startSoclabTelemetry(options.otel);
@@ -278,15 +283,14 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
       evidenceUrl: options.db,
       queue: options.queue,
       onCampaignStart: ({ label, total }) => {
-        if (tty) process.stderr.write(`${label}: 0/${total}`);
+        last = { done: 0, errors: 0 };
+        progress.start(label, total);
       },
-      onProgress: (label, p) => {
-        if (!tty) return;
-        process.stderr.write(`\r${label}: ${p.done}/${p.total}${p.errors > 0 ? ` (${p.errors} errors)` : ''}`);
+      onProgress: (_label, p) => {
+        last = { done: p.done, errors: p.errors };
+        progress.update(p.done, p.errors);
       },
-      onCampaignEnd: () => {
-        if (tty) process.stderr.write('\n');
-      },
+      onCampaignEnd: () => progress.end(last.done, last.errors),
     });
   } catch (error) {
     if (error instanceof CampaignConfigError) throw new CliError(error.message, EXIT.usage);
