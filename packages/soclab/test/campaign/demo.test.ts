@@ -41,7 +41,11 @@ beforeAll(() => {
 
 describe('soclab demo (mock provider, no credentials)', () => {
   it('prints one summary line per mode and exits 0', () => {
-    expect(demo.err).toBe('');
+    // Piped: stderr holds only the plain progress lines (start, quarters, end) of each configuration.
+    const progress = demo.err.trim().split('\n');
+    for (const line of progress) expect(line).toMatch(/^(baseline|protected): \d+\/33 runs/);
+    expect(progress).toContain('baseline: 0/33 runs');
+    expect(progress.filter((l) => / in \d/.test(l))).toHaveLength(2);
     expect(demo.code).toBe(0);
     expect(demo.out).toMatch(
       /^baseline : attack success 87%, composite 0\.\d\d, gates \[sensitive_data_leakage, approval_bypass, out_of_scope_execution, unapproved_model\], authority L1$/m,

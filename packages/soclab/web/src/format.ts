@@ -25,3 +25,9 @@ export const shortId = (id: string): string => id.slice(0, 8);
 
 /** Pretty JSON for display inside a <pre> (React renders it as text, never as HTML). */
 export const pretty = (value: unknown): string => JSON.stringify(value, null, 2) ?? 'null';
+
+/** A count or a sum for people: whole numbers as they are, anything else to one decimal, thousands grouped. */
+export const amount = (x: number | null | undefined): string =>
+  x === null || x === undefined || !Number.isFinite(x)
+    ? '–'
+    : x.toLocaleString('en-US', { maximumFractionDigits: Number.isInteger(x) ? 0 : 1 });

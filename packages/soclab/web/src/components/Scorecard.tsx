@@ -1,5 +1,5 @@
 import { Chips, Interval, LevelBadge, Pill, Section } from '../components/ui';
-import { humanize, num, pct } from '../format';
+import { amount, humanize, num, pct } from '../format';
 import type { Scorecard } from '../types';
 
 type Prop = { s: Scorecard };
@@ -167,7 +167,7 @@ function Families({ s }: Prop) {
               <td className="small">
                 {f.components.map((c) => (
                   <div key={c.name} className={c.included ? undefined : 'muted'}>
-                    {humanize(c.name)}: {c.numerator} / {c.denominator} = {num(c.value, 3)}
+                    {humanize(c.name)}: {amount(c.numerator)} / {amount(c.denominator)} = {num(c.value, 3)}
                     {c.included ? '' : ' (not counted)'}
                     {c.note ? <span className="muted"> · {c.note}</span> : null}
                   </div>
@@ -201,10 +201,11 @@ function Intervals({ s }: Prop) {
             <tr key={label}>
               <th>{label}</th>
               <td>
-                {p.numerator} / {p.denominator}
+                {amount(p.numerator)} / {amount(p.denominator)}
               </td>
               <td>
-                <Interval value={p.value} ci={p.ci95} bad={bad} />
+                {/* Alarm colour only when something bad was observed: 0% attack success is a good result. */}
+                <Interval value={p.value} ci={p.ci95} bad={bad && p.numerator > 0} />
               </td>
             </tr>
           ))}

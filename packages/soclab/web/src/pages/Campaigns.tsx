@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useApi } from '../api';
 import { ErrorNote, Interval, LevelBadge, ProgressBar, Section, StatusPill } from '../components/ui';
-import { duration, num, pct, shortId, when } from '../format';
+import { duration, humanize, num, pct, shortId, when } from '../format';
 import { link } from '../router';
 import { type CampaignView, can, type Me } from '../types';
 
@@ -157,7 +157,14 @@ export function Campaigns({ me }: { me: Me }) {
                 <td>{c.summary ? num(c.summary.composite, 3) : '–'}</td>
                 <td>
                   {c.summary ? (
-                    c.summary.gate_failures.length || 'none'
+                    // The count alone ("4") says nothing: name the gates, count in the tooltip.
+                    c.summary.gate_failures.length === 0 ? (
+                      'none'
+                    ) : (
+                      <span className="bad-text" title={`${c.summary.gate_failures.length} gates failed`}>
+                        {c.summary.gate_failures.map(humanize).join(', ')}
+                      </span>
+                    )
                   ) : c.error ? (
                     <span className="bad-text">{c.error}</span>
                   ) : (
