@@ -125,7 +125,7 @@ export class ProviderRegistry {
     if (!e) {
       const near = nearestName(id, this.ids());
       throw new ProviderError(
-        `unknown provider '${id}'${near ? `; did you mean '${near}'?` : ''}; known: ${this.ids().join(', ')}`,
+        `unknown provider '${id}'${near ? ` (did you mean '${near}'?)` : ''}; known: ${this.ids().join(', ')}`,
         {
           code: 'unknown_provider',
         },

@@ -62,7 +62,10 @@ describe('default provider registry', () => {
 
   it('unknown providers are rejected with the known list', () => {
     const registry = defaultProviderRegistry({ env: {} });
-    expect(() => registry.get('openia')).toThrow(/^unknown provider 'openia'; known: mock, openai, azure_openai/);
+    expect(() => registry.get('openia')).toThrow(
+      /^unknown provider 'openia' \(did you mean 'openai'\?\); known: mock, openai, azure_openai/,
+    );
+    expect(() => registry.get('zzzzzz')).toThrow(/^unknown provider 'zzzzzz'; known: mock, openai/);
     const err = (() => {
       try {
         registry.entry('nope');
