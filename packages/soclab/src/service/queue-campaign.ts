@@ -116,7 +116,8 @@ export interface SoclabWorkerOptions {
 export async function prepareQueuedCampaign(record: RunRecord, options: SoclabWorkerOptions): Promise<PreparedRun> {
   let parsed: ReturnType<typeof QueuedCampaign.safeParse>;
   try {
-    parsed = QueuedCampaign.safeParse(JSON.parse(record.suite.content ?? 'null'));
+    if (record.suite.content === null) throw new Error('no content');
+    parsed = QueuedCampaign.safeParse(JSON.parse(record.suite.content));
   } catch {
     throw new Error('the run carries no readable soclab campaign request');
   }
