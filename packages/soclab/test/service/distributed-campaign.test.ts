@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ const redis = testRedis();
 const root = mkdtempSync(join(tmpdir(), 'soclab-queue-'));
 const children: ChildProcess[] = [];
 const EPOCH = '1700000000';
+/** What a seeded run promises byte-identical, per mode (compare writes protected unprefixed). */
 const PROMISED = ['scorecard.json', 'executive.html', 'technical.html', 'summary.txt'];
 const GULLIBLE = join(REPO_ROOT, 'packages', 'soclab', 'test', 'helpers', 'mcp-agents', 'gullible-agent.mjs');
 /** A provider key in every process's environment: it must never reach Redis. */
@@ -136,7 +137,7 @@ if (!redis.available && process.env.CI) {
       expect(worker.stderr).toContain('--queue expects a redis:// or rediss:// URL');
     }, 120_000);
 
-    it('a seeded campaign on 2 workers writes the same scorecard and reports, byte for byte, as the local run', async () => {
+    it('a seeded compare on 2 workers writes the same scorecards and reports, byte for byte, as the local run', async () => {
       const env = { SOURCE_DATE_EPOCH: EPOCH, OPENAI_API_KEY: PROVIDER_KEY };
       const evidence = join(root, 'worker-evidence');
       const workers = [1, 2].map(() => startWorker(url, env, '--evidence-dir', evidence));
@@ -145,35 +146,37 @@ if (!redis.available && process.env.CI) {
       await waitFor('the workers to connect', () =>
         [...workers, harness].every((w) => w.said.includes('waiting for runs')),
       );
-      const args = ['campaign', '--mode', 'protected', '--scenario', 'ATK-001,ATK-002,BEN-001', '--repeats', '2'];
+      const args = ['compare', '--scenario', 'ATK-001,BEN-001', '--repeats', '2', '--seed', '11'];
       const [local, queued] = [join(root, 'local'), join(root, 'queued')];
-      const a = await soclab([...args, '--seed', '11', '--out', local], env);
+      const a = await soclab([...args, '--out', local], env);
       expect([0, 1], a.stderr).toContain(a.code);
       const watch = await monitorRedis(url);
-      const b = await soclab([...args, '--seed', '11', '--out', queued, '--queue', url], env);
+      const b = await soclab([...args, '--out', queued, '--queue', url], env);
       watch.stop();
-      const failures = journal(join(queued, 'protected')).filter((r) => r.status === 'error');
+      const failures = ['baseline', 'protected'].flatMap((mode) =>
+        journal(join(queued, mode)).filter((r) => r.status === 'error'),
+      );
       expect(
         failures.map((r) => `${r.test_id}#${r.repeat}: ${r.output.error}`),
         b.stderr,
       ).toEqual([]);
       expect(b.code, b.stderr).toBe(a.code);
-      for (const file of PROMISED) {
-        const same = readFileSync(join(queued, `protected-${file}`)).equals(
-          readFileSync(join(local, `protected-${file}`)),
-        );
-        expect(same, `${file} differs`).toBe(true);
+      // Every report file of both modes (scorecards, HTML, summaries) is the same, byte for byte.
+      const reports = (dir: string) =>
+        readdirSync(dir)
+          .filter((f) => statSync(join(dir, f)).isFile())
+          .sort();
+      expect(reports(queued)).toEqual(reports(local));
+      for (const file of PROMISED.flatMap((f) => [f, `baseline-${f}`])) expect(reports(local)).toContain(file);
+      for (const file of reports(local)) {
+        expect(readFileSync(join(queued, file)).equals(readFileSync(join(local, file))), `${file} differs`).toBe(true);
       }
+      expect(b.stdout.replaceAll(queued, local)).toBe(a.stdout);
       // It really ran on the workers: every result names the worker that ran it; the local one ran none there.
-      const results = journal(join(queued, 'protected'));
-      expect(results.map((r) => `${r.test_id}#${r.repeat}`).sort()).toEqual([
-        'ATK-001#0',
-        'ATK-001#1',
-        'ATK-002#0',
-        'ATK-002#1',
-        'BEN-001#0',
-        'BEN-001#1',
-      ]);
+      const results = ['baseline', 'protected'].flatMap((mode) => journal(join(queued, mode)));
+      expect(results.map((r) => `${r.test_id}#${r.repeat}`).sort()).toEqual(
+        ['ATK-001#0', 'ATK-001#1', 'BEN-001#0', 'BEN-001#1'].flatMap((k) => [k, k]),
+      );
       const names = workers.map((w) => w.said.match(/soclab worker (\S+): connected/)?.[1]);
       expect(results.every((r) => names.includes(r.metadata.worker as string))).toBe(true);
       expect(journal(join(local, 'protected')).some((r) => 'worker' in r.metadata)).toBe(false);
@@ -182,7 +185,7 @@ if (!redis.available && process.env.CI) {
       // The traffic carried the campaign and its results, never the provider key.
       const traffic = watch.text();
       expect(traffic).toContain('soclab-campaign');
-      expect(traffic).toContain('ATK-002');
+      expect(traffic).toContain('BEN-001');
       expect(traffic).not.toContain(PROVIDER_KEY);
       // Each worker keeps its chains of a seeded campaign in a fresh store of its own.
       expect(existsSync(evidence)).toBe(true);
