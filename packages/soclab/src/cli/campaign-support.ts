@@ -268,6 +268,7 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
   preferProductionReact();
   const { runStudy } = await import('../campaign/study.js');
   const { CampaignConfigError } = await import('../campaign/run.js');
+  const { ProfileMismatchError } = await import('../scoring/profile.js');
   const { summaryLine } = await import('../reports/text.js');
   const { StudyProgress } = await import('./progress.js');
   const progress = new StudyProgress(process.stderr, {
@@ -294,6 +295,7 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
     });
   } catch (error) {
     if (error instanceof CampaignConfigError) throw new CliError(error.message, EXIT.usage);
+    if (error instanceof ProfileMismatchError) throw new CliError(error.message, EXIT.usage);
     throw error;
   } finally {
     await telemetry?.shutdown().catch((err: unknown) => {

@@ -7,7 +7,7 @@ import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
 import { AblationReport } from '../scoring/ablation.js';
 import { describeAttempts } from '../scoring/intrinsic.js';
 import { PairedComparison } from '../scoring/paired.js';
-import { GateName } from '../scoring/profile.js';
+import { assertSameProfile, GateName } from '../scoring/profile.js';
 import { Assessment } from '../scoring/result.js';
 
 /**
@@ -219,6 +219,12 @@ export interface ScorecardOptions {
 /** Build (and validate) the scorecard of a campaign. */
 export function buildScorecard(run: ScoredCampaign, options: ScorecardOptions = {}): Scorecard {
   const campaign = summarize(run.info, options.runFolder ?? run.runDir);
+  if (options.baseline)
+    assertSameProfile(
+      options.baseline.run.assessment.profile,
+      run.assessment.profile,
+      'the baseline with this campaign',
+    );
   const baseline = options.baseline
     ? summarize(options.baseline.run.info, options.baseline.runFolder ?? options.baseline.run.runDir)
     : null;

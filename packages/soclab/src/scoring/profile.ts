@@ -165,5 +165,20 @@ export function profileOf(name: string, version: string): ScoringProfile {
   return p;
 }
 
+/** Two scorecards scored under different profiles: their numbers are not comparable side by side. */
+export class ProfileMismatchError extends Error {}
+
+/** Throw naming both profiles unless `a` and `b` were scored under the same one (name and version). */
+export function assertSameProfile(
+  a: { name: string; version: string },
+  b: { name: string; version: string },
+  what: string,
+): void {
+  if (a.name === b.name && a.version === b.version) return;
+  throw new ProfileMismatchError(
+    `cannot compare ${what}: scored under different profiles (${a.name} ${a.version} vs ${b.name} ${b.version}); re-run both under one profile`,
+  );
+}
+
 export const FAMILY_ORDER: readonly ScoreFamily[] = ScoreFamily.options;
 export const LEVEL_ORDER: readonly AuthorityLevel[] = AuthorityLevel.options;

@@ -7,6 +7,7 @@ import { renderHtml } from '../../src/reports/render.js';
 import { buildScorecard, readScorecard, reportDate, scorecardJson } from '../../src/reports/scorecard.js';
 import { renderText, summaryLine } from '../../src/reports/text.js';
 import { writeReports } from '../../src/reports/write.js';
+import { ProfileMismatchError } from '../../src/scoring/profile.js';
 import { scratchEvidence } from '../helpers/scratch.js';
 import { smallStudy } from './fixtures.js';
 
@@ -55,6 +56,25 @@ describe('untrusted agent output in reports', () => {
     for (const file of everyReport()) expect(findLeaks(read(file), { sink: 'report' }), file).toEqual([]);
     // Baseline evidence did persist canaries: the reports count the leak without copying it.
     expect(study.scorecards.baseline!.assessment.leakage.runs_with_leak.numerator).toBeGreaterThan(0);
+  });
+});
+
+describe('comparing scorecards across scoring profiles', () => {
+  it('refuses a baseline scored under another profile, naming both; the same profile compares', () => {
+    const baseline = study.baseline!;
+    const same = buildScorecard(study.main, { baseline: { run: baseline, paired: study.paired! } });
+    expect(same.comparison?.baseline_assessment.profile).toEqual(study.main.assessment.profile);
+    const old = {
+      ...baseline,
+      assessment: { ...baseline.assessment, profile: { name: 'soclab-default', version: '1.0.0' } },
+    };
+    expect(study.main.assessment.profile.version).toBe('2.0.0');
+    expect(() => buildScorecard(study.main, { baseline: { run: old, paired: study.paired! } })).toThrow(
+      ProfileMismatchError,
+    );
+    expect(() => buildScorecard(study.main, { baseline: { run: old, paired: study.paired! } })).toThrow(
+      /different profiles \(soclab-default 1\.0\.0 vs soclab-default 2\.0\.0\)/,
+    );
   });
 });
 

@@ -6,6 +6,7 @@ import { PdfSupportError, renderPdf } from '../../reports/pdf.js';
 import { renderHtml } from '../../reports/render.js';
 import { buildScorecard, Scorecard, type ScorecardOptions, scorecardJson } from '../../reports/scorecard.js';
 import { comparePaired } from '../../scoring/paired.js';
+import { ProfileMismatchError } from '../../scoring/profile.js';
 import { Assessment } from '../../scoring/result.js';
 import {
   CampaignQueueFullError,
@@ -205,7 +206,13 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
         }),
       };
     }
-    return reverified(buildScorecard(run, { runFolder: `campaigns/${id}`, baseline, version: ctx.version }));
+    try {
+      return reverified(buildScorecard(run, { runFolder: `campaigns/${id}`, baseline, version: ctx.version }));
+    } catch (error) {
+      // A baseline stored under another scoring profile (e.g. before an upgrade) is not comparable.
+      if (error instanceof ProfileMismatchError) throw new ApiError(409, 'profile_mismatch', error.message);
+      throw error;
+    }
   }
 
   /**
