@@ -422,6 +422,51 @@ export function ControlChange({ s }: Props) {
   );
 }
 
+/** Static corpus versus adaptive attacker (`soclab attack --scorecard`); nothing when no adaptive run was recorded. */
+export function RobustnessSection({ s }: Props) {
+  const r = s.robustness;
+  if (!r) return null;
+  const w = r.adaptive.success_within_budget;
+  const stopped = Object.entries(r.adaptive.stopped_by).filter(([, n]) => n > 0);
+  return (
+    <>
+      <h2>Robustness: static corpus versus adaptive attacker</h2>
+      <table>
+        <thead>
+          <tr>
+            <th />
+            <th className="num">Attack success (95% CI)</th>
+            <th>Against</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <td>Static corpus</td>
+            <td className="num">{`${pct(r.static_corpus.rate)} (${r.static_corpus.successes} of ${r.static_corpus.n}; ${pct(r.static_corpus.ci95[0])}-${pct(r.static_corpus.ci95[1])})`}</td>
+            <td>{r.static_corpus.mode}</td>
+          </tr>
+          <tr>
+            <td>{`Adaptive attacker (${r.adaptive.budget} tries per search, ${r.adaptive.restarts} restart(s), seed ${r.adaptive.seed})`}</td>
+            <td className="num">{`${pct(w.rate)} (${w.successes} of ${w.n} searches; ${pct(w.ci95[0])}-${pct(w.ci95[1])})`}</td>
+            <td>{`${r.adaptive.incident}, ${r.adaptive.mode} at ${r.adaptive.authority_level}, approver ${r.adaptive.approver}`}</td>
+          </tr>
+        </tbody>
+      </table>
+      <p>{`Level ${r.level_before} -> ${r.level_after}: ${r.rule}`}</p>
+      {r.adaptive.cheapest.length > 0 ? (
+        <ul>
+          {r.adaptive.cheapest.map((c) => (
+            <li
+              key={`${c.goal} ${c.placement}`}
+            >{`${c.goal}: ${c.transforms.length === 0 ? 'no transform' : c.transforms.join(' + ')} in ${c.placement}`}</li>
+          ))}
+        </ul>
+      ) : null}
+      {stopped.length > 0 ? <p>{`Stopped by: ${stopped.map(([k, n]) => `${humanize(k)} ${n}`).join(', ')}.`}</p> : null}
+    </>
+  );
+}
+
 export function AblationTable({ s }: Props) {
   const ab = s.ablation;
   if (!ab) return null;

@@ -16,6 +16,7 @@ import {
   Limitations,
   Meta,
   type Props,
+  RobustnessSection,
   RunsBanner,
   TiersTable,
 } from './components.js';
@@ -48,6 +49,8 @@ export function ExecutiveReport({ s }: Props) {
           <ControlChange s={s} />
         </>
       ) : null}
+
+      <RobustnessSection s={s} />
 
       <h2>Competence, intrinsic safety and system outcome</h2>
       <LedgersTable s={s} />

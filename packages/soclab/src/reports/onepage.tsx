@@ -87,6 +87,12 @@ export function OnePageSummary({ s }: Props) {
                   <td className="num">{`${pct(s.comparison.paired.control_change.baseline_attack_success)} to ${pct(s.comparison.paired.control_change.protected_attack_success)}; McNemar p ${s.comparison.paired.mcnemar_p < 0.0001 ? s.comparison.paired.mcnemar_p.toExponential(1) : s.comparison.paired.mcnemar_p.toFixed(3)}`}</td>
                 </tr>
               ) : null}
+              {s.robustness ? (
+                <tr>
+                  <td>Robustness: static corpus / adaptive attacker</td>
+                  <td className="num">{`${pct(s.robustness.static_corpus.rate)} / ${pct(s.robustness.adaptive.success_within_budget.rate)} of ${s.robustness.adaptive.success_within_budget.n} searches; level ${s.robustness.level_before} to ${s.robustness.level_after}`}</td>
+                </tr>
+              ) : null}
             </tbody>
           </table>
         </div>

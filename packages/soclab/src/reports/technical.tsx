@@ -14,6 +14,7 @@ import {
   Limitations,
   Meta,
   type Props,
+  RobustnessSection,
   RunsBanner,
   TiersTable,
 } from './components.js';
@@ -170,6 +171,8 @@ export function TechnicalReport({ s }: Props) {
           </p>
         </>
       ) : null}
+
+      <RobustnessSection s={s} />
 
       {s.ablation ? (
         <>

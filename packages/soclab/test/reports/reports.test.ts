@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StudyResult } from '../../src/campaign/study.js';
 import { findLeaks } from '../../src/control/redaction.js';
 import { renderHtml } from '../../src/reports/render.js';
-import { buildScorecard, readScorecard, reportDate, scorecardJson } from '../../src/reports/scorecard.js';
+import { buildScorecard, readScorecard, reportDate, Scorecard, scorecardJson } from '../../src/reports/scorecard.js';
 import { renderText, summaryLine } from '../../src/reports/text.js';
 import { writeReports } from '../../src/reports/write.js';
 import { ProfileMismatchError } from '../../src/scoring/profile.js';
@@ -75,6 +75,50 @@ describe('comparing scorecards across scoring profiles', () => {
     expect(() => buildScorecard(study.main, { baseline: { run: old, paired: study.paired! } })).toThrow(
       /different profiles \(soclab-default 1\.0\.0 vs soclab-default 2\.0\.0\)/,
     );
+  });
+});
+
+describe('robustness section in the HTML reports', () => {
+  it('is absent without an adaptive run, and rendered escaped from the scorecard when one was recorded', () => {
+    const plain = buildScorecard(study.main);
+    for (const kind of ['executive', 'technical', 'onepage'] as const)
+      expect(renderHtml(plain, kind), kind).not.toMatch(/Robustness/);
+    const hostile = '<img src=x onerror=alert(3)>';
+    const withAdaptive = Scorecard.parse({
+      ...plain,
+      robustness: {
+        static_corpus: { successes: 1, n: 4, rate: 0.25, ci95: [0.05, 0.7], mode: 'protected' },
+        adaptive: {
+          incident: plain.campaign.incident.id,
+          mode: 'protected',
+          authority_level: 'L3',
+          approver: 'ideal',
+          seed: '7',
+          budget: 6,
+          restarts: 2,
+          tries: 12,
+          success_within_budget: { successes: 1, n: 2, rate: 0.5, ci95: [0.09, 0.91] },
+          goals_won: [hostile],
+          cheapest: [{ goal: hostile, transforms: ['base64'], placement: 'alert.description' }],
+          stopped_by: { policy: 3 },
+        },
+        same_configuration: true,
+        level_before: 'L3',
+        level_after: 'L1',
+        rule: `adaptive_attack_success: the adaptive attacker reached ${hostile} within 6 tries`,
+      },
+    });
+    for (const kind of ['executive', 'technical'] as const) {
+      const html = renderHtml(withAdaptive, kind);
+      expect(html, kind).toContain('Robustness: static corpus versus adaptive attacker');
+      expect(html, kind).toContain('25.0% (1 of 4;');
+      expect(html, kind).toContain('50.0% (1 of 2 searches;');
+      expect(html, kind).toContain('Level L3 -&gt; L1: adaptive_attack_success');
+      expect(html, kind).toContain('&lt;img src=x onerror=alert(3)&gt;: base64 in alert.description');
+      expect(html, kind).not.toMatch(/<img/i);
+    }
+    // The one-page summary (the PDF) carries the headline row.
+    expect(renderHtml(withAdaptive, 'onepage')).toMatch(/Robustness: static corpus \/ adaptive attacker/);
   });
 });
 
