@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { formatIssue, PositionedDocument, pathString } from '@aeh/harness/benchmarks/positions';
 import { z } from 'zod';
 
 /**
@@ -134,15 +134,26 @@ export function parseTokenList(text: string, where = 'SOCLAB_API_TOKENS'): Token
 /** Read a JSON or YAML configuration file (unknown keys are errors). */
 export function readConfigFile(file: string): ServerConfigInput {
   if (!existsSync(file)) throw new ServerConfigError(`${file}: no such configuration file`);
-  const text = readFileSync(file, 'utf8');
-  let data: unknown;
-  try {
-    data = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw new ServerConfigError(`${file}: ${(error as Error).message.split('\n')[0]}`);
-  }
+  // The harness's positioned parser (strict JSON for .json, YAML otherwise), so every problem carries file:line:col.
+  const source = new PositionedDocument(file, readFileSync(file, 'utf8'), 0, { json: /\.json$/i.test(file) });
+  const syntax = source.syntaxIssues();
+  if (syntax.length > 0) throw new ServerConfigError(syntax.map(formatIssue).join('\n'));
+  const data = source.toJS();
   const parsed = ServerConfig.safeParse(data ?? {});
-  if (!parsed.success) throw new ServerConfigError(formatIssues(parsed.error, file));
+  if (!parsed.success) {
+    const located = parsed.error.issues.flatMap((i) => {
+      const path = i.path.filter((k): k is string | number => typeof k !== 'symbol');
+      if (i.code === 'unrecognized_keys')
+        return i.keys.map((key) => ({
+          file,
+          ...source.position([...path, key], { key: true }),
+          path: pathString([...path, key]),
+          message: 'unknown field',
+        }));
+      return [{ file, ...source.position(path), path: pathString(path), message: i.message }];
+    });
+    throw new ServerConfigError(located.map(formatIssue).join('\n'));
+  }
   return data as ServerConfigInput;
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nearestName } from '@aeh/models';
 import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import {
@@ -365,6 +366,11 @@ function checkScenarioDir(dir: string, source: string): void {
 /** Find one scenario by id (case-insensitive); throws with the known ids when missing. */
 export function getScenario(id: string, corpus: ScenarioCorpus = loadCorpus()): AttackScenario {
   const s = corpus.all.find((x) => x.id.toUpperCase() === id.trim().toUpperCase());
-  if (!s) throw new Error(`unknown scenario '${id}'; known: ${corpus.all.map((x) => x.id).join(', ')}`);
+  if (!s) {
+    // Same wording as `soclab campaign --scenario` (campaign/suite.ts).
+    const ids = corpus.all.map((x) => x.id);
+    const near = nearestName(id.trim().toUpperCase(), ids);
+    throw new Error(`unknown scenario '${id}'${near ? `; did you mean '${near}'?` : ''}; known: ${ids.join(', ')}`);
+  }
   return s;
 }

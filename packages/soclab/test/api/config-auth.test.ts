@@ -31,17 +31,33 @@ describe('server configuration', () => {
   it('names the file and the field path of every problem', () => {
     const dir = tempDir('soclab-config-');
     const file = join(dir, 'server.json');
-    writeFileSync(file, JSON.stringify({ port: 'x', tokens: [{ name: 'a b', role: 'viewer', token: 't' }], extra: 1 }));
+    writeFileSync(
+      file,
+      JSON.stringify({ port: 'x', tokens: [{ name: 'a b', role: 'viewer', token: 't' }], extra: 1 }, null, 2),
+    );
     expect(() => loadServerConfig({ file, env: {} })).toThrow(ServerConfigError);
-    try {
-      loadServerConfig({ file, env: {} });
-    } catch (error) {
-      const message = (error as Error).message;
-      expect(message).toContain(`${file} port:`);
-      expect(message).toContain(`${file} tokens.0.name:`);
-      expect(message).toContain(`${file} tokens.0.token: must be at least 16 characters`);
-      expect(message).toContain('extra');
-    }
+    const messageOf = (f: string) => {
+      try {
+        loadServerConfig({ file: f, env: {} });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error(`${f} loaded`);
+    };
+    // file:line:col of the offending value (of the key for an unknown field), then the field path.
+    const message = messageOf(file);
+    expect(message).toContain(`${file}:2:11: port:`);
+    expect(message).toContain(`${file}:5:15: tokens.0.name:`);
+    expect(message).toContain(`${file}:7:16: tokens.0.token: must be at least 16 characters`);
+    expect(message).toContain(`${file}:10:3: extra: unknown field`);
+    // Syntax errors are located too: strict JSON for .json, YAML indentation.
+    writeFileSync(file, '{\n  "port": 1,\n}');
+    expect(messageOf(file)).toContain(`${file}:2:12: invalid JSON: trailing comma`);
+    const yaml = join(dir, 'server.yaml');
+    writeFileSync(yaml, 'port: 80\n  host: x\n');
+    expect(messageOf(yaml)).toContain(`${yaml}:2:3: syntax error: bad indentation`);
+    writeFileSync(yaml, 'host: 127.0.0.1\nport: 70000\n');
+    expect(messageOf(yaml)).toContain(`${yaml}:2:7: port:`);
     expect(() => loadServerConfig({ file: join(dir, 'missing.yaml'), env: {} })).toThrow('no such configuration file');
     expect(() => parseTokenList('ops:operator')).toThrow('SOCLAB_API_TOKENS entry 1: expected name:role:token');
     expect(() => parseTokenList('ops:root:0123456789abcdef0')).toThrow('entry 1 role');

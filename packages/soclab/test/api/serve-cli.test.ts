@@ -141,7 +141,7 @@ describe('soclab serve (process)', () => {
     writeFileSync(file, 'tokens:\n  - { name: ci, role: root, token: short }\nport: 99999\n');
     const bad = spawnSync(process.execPath, [...CLI, 'serve', '--config', file], { cwd: ROOT, encoding: 'utf8' });
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain(`${file} tokens.0.role`);
+    expect(bad.stderr).toContain(`${file}:2:23: tokens.0.role`);
     expect(bad.stderr).toContain('tokens.0.token: must be at least 16 characters');
     expect(bad.stderr).toContain('port');
 

@@ -112,4 +112,18 @@ describe('soclab CLI', () => {
     expect(soclab('investigate', '--mode', 'sideways').code).toBe(2);
     expect(soclab('investigate', '--provider', 'nope').code).toBe(2);
   });
+
+  it('suggests the closest scenario id for a mistyped one, as campaign --scenario does (exit 2)', () => {
+    const shown = soclab('scenarios', 'ATK-01');
+    expect(shown.code).toBe(2);
+    expect(shown.err).toContain("unknown scenario 'ATK-01'; did you mean 'ATK-001'?");
+    const campaign = soclab('campaign', '--scenario', 'ATK-01');
+    expect(campaign.code).toBe(2);
+    expect(campaign.err).toContain("did you mean 'ATK-001'?");
+    // Nothing close: no suggestion, the known ids instead.
+    const far = soclab('scenarios', 'zzzzzzzzzzzz');
+    expect(far.code).toBe(2);
+    expect(far.err).not.toContain('did you mean');
+    expect(far.err).toContain('known: ATK-001');
+  });
 });
