@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import pc from 'picocolors';
 import { colourWanted, tableStyle } from '../core/colour.js';
+import { signText } from '../core/durations.js';
 import { EPSILON, formatNumber, formatP } from './gate.js';
 import { headlineText, metricChange } from './headline.js';
 import type { ExperimentComparison, MeasureVerdict } from './models.js';
@@ -111,6 +112,5 @@ export function comparisonConsole(c: ExperimentComparison, options: ComparisonCo
 function signed(x: number): string {
   // Float noise (0.00069 - 0.00069 = 1e-19) is no change: below the comparator's epsilon it reads 0.
   if (Math.abs(x) < EPSILON) return '0';
-  const s = formatNumber(x);
-  return x > 0 ? `+${s}` : s;
+  return signText(x, formatNumber(Math.abs(x)));
 }

@@ -1,3 +1,4 @@
+import { signText } from '../core/durations.js';
 import { markdownCell } from '../reporters/support/text.js';
 import { formatNumber, formatP } from './gate.js';
 import { headlineText, metricChange } from './headline.js';
@@ -150,6 +151,6 @@ function measureRow(m: PairedMeasure): string {
 }
 
 function signed(x: number, digits?: number): string {
-  const s = digits === undefined ? formatNumber(x) : x.toFixed(digits);
-  return x > 0 ? `+${s}` : s;
+  const abs = Math.abs(x);
+  return signText(x, digits === undefined ? formatNumber(abs) : abs.toFixed(digits));
 }

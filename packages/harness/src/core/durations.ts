@@ -59,10 +59,18 @@ export function formatLike(formatted: string, n: number, plain: (x: number) => s
   return plain(n);
 }
 
+/**
+ * A formatted magnitude with the sign of `delta`, and none when the digits shown are all zero: a delta that rounds
+ * to zero (`-0.00 s`, `-0 ms`, `-0.0%`) would claim a direction the figure cannot show.
+ */
+export function signText(delta: number, magnitude: string): string {
+  if (!/[1-9]/.test(magnitude)) return magnitude;
+  return `${delta > 0 ? '+' : delta < 0 ? '-' : ''}${magnitude}`;
+}
+
 /** A change in a metric's unit, signed: `-230 ms`, `+5.0 pt` (points of a share), `+$0.0012`. */
 export function signedLike(formatted: string, delta: number, plain: (x: number) => string): string {
-  const sign = delta > 0 ? '+' : delta < 0 ? '-' : '';
   const abs = Math.abs(delta);
-  if (unitOf(formatted) === 'percent') return `${sign}${(abs * 100).toFixed(1)} pt`;
-  return `${sign}${formatLike(formatted, abs, plain)}`;
+  if (unitOf(formatted) === 'percent') return signText(delta, `${(abs * 100).toFixed(1)} pt`);
+  return signText(delta, formatLike(formatted, abs, plain));
 }

@@ -1,4 +1,4 @@
-import { formatSeconds } from '../../src/core/durations.js';
+import { formatSeconds, signText } from '../../src/core/durations.js';
 
 export function pct(v: number | null | undefined, digits = 1): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '–' : `${(v * 100).toFixed(digits)}%`;
@@ -10,7 +10,7 @@ export function num(v: number | null | undefined, digits = 3): string {
 
 export function signed(v: number | null | undefined, digits = 3): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-  return `${v > 0 ? '+' : ''}${v.toFixed(digits)}`;
+  return signText(v, Math.abs(v).toFixed(digits));
 }
 
 /** Seconds, with the same formatter as the console and HTML reports (one definition, core/durations.ts). */

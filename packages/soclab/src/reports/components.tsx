@@ -14,6 +14,7 @@ import {
   LAB_NOTE,
   pct,
   proportionText,
+  pValueHtml,
   runsHeadline,
 } from './format.js';
 import type { Scorecard } from './scorecard.js';
@@ -416,7 +417,11 @@ export function ControlChange({ s }: Props) {
         </tbody>
       </table>
       <p>
-        {`Paired on ${p.scenario_pairs !== undefined ? `${p.scenario_pairs} attack scenarios (${p.attack_pairs} run pairs, repeats averaged per scenario)` : `${p.attack_pairs} identical attack runs`}: the controls stopped ${p.stopped} attack${p.stopped === 1 ? '' : 's'} that succeeded without them and let through ${p.introduced} that failed without them; ${p.test ?? 'exact McNemar'} p = ${p.mcnemar_p < 0.0001 ? p.mcnemar_p.toExponential(2) : p.mcnemar_p.toFixed(4)}${p.significant_at_5pct ? ' (significant at 5%)' : ' (not significant at 5%)'}. Utility cost: benign utility ${u.benign_utility_difference >= 0 ? '+' : ''}${pct(u.benign_utility_difference)}, false-block rate ${pct(u.protected_false_block_rate.value)}.`}
+        {`Paired on ${p.scenario_pairs !== undefined ? `${p.scenario_pairs} attack scenarios (${p.attack_pairs} run pairs, repeats averaged per scenario)` : `${p.attack_pairs} identical attack runs`}: the controls stopped ${p.stopped} attack${p.stopped === 1 ? '' : 's'} that succeeded without them and let through ${p.introduced} that failed without them; ${p.test ?? 'exact McNemar'} p\u00a0=\u00a0`}
+        <span className="nowrap">{pValueHtml(p.mcnemar_p)}</span>
+        {`${p.significant_at_5pct ? ' (significant at 5%)' : ' (not significant at 5%)'}. Utility cost: benign utility `}
+        <span className="nowrap">{`${u.benign_utility_difference >= 0 ? '+' : ''}${pct(u.benign_utility_difference)}`}</span>
+        {`, false-block rate ${pct(u.protected_false_block_rate.value)}.`}
       </p>
     </>
   );

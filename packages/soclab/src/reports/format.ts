@@ -12,6 +12,35 @@ export function proportionText(p: Proportion, noun = ''): string {
   return `${p.numerator} of ${p.denominator}${noun ? ` ${noun}` : ''} (${pct(p.value)}, 95% CI ${pct(p.ci95[0])}-${pct(p.ci95[1])})`;
 }
 
+const SUPERSCRIPT: Readonly<Record<string, string>> = {
+  '-': '⁻',
+  '0': '⁰',
+  '1': '¹',
+  '2': '²',
+  '3': '³',
+  '4': '⁴',
+  '5': '⁵',
+  '6': '⁶',
+  '7': '⁷',
+  '8': '⁸',
+  '9': '⁹',
+};
+
+/**
+ * A p-value for the HTML and PDF reports: `0.0312`, and below 0.0001 `3.0×10⁻⁸` rather than `3.0e-8` (which a
+ * browser may wrap after the hyphen). Render it inside a `nowrap` span as well.
+ */
+export function pValueHtml(p: number, digits = 4, mantissaDigits = 2): string {
+  if (!Number.isFinite(p)) return '–';
+  if (p === 0 || p >= 0.0001) return p.toFixed(digits);
+  const [mantissa, exponent] = p.toExponential(mantissaDigits).split('e') as [string, string];
+  const power = String(Number(exponent))
+    .split('')
+    .map((ch) => SUPERSCRIPT[ch] ?? ch)
+    .join('');
+  return `${mantissa}×10${power}`;
+}
+
 /** `2026-09-05 12:00 UTC` */
 export function dateLabel(iso: string): string {
   const d = new Date(iso);

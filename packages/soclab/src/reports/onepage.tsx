@@ -2,7 +2,7 @@
 /** @jsxImportSource react */
 import { chainStatusText } from './chain-status.js';
 import { chainHeads, decisionStatement, type Props, RunsBanner } from './components.js';
-import { dateLabel, FAMILY_NAMES, fixed, fraction, humanize, LAB_NOTE, pct } from './format.js';
+import { dateLabel, FAMILY_NAMES, fixed, fraction, humanize, LAB_NOTE, pct, pValueHtml } from './format.js';
 
 /** The one-page executive summary (the PDF): decision, gates, families, attack results, evidence, limitations. */
 export function OnePageSummary({ s }: Props) {
@@ -84,7 +84,10 @@ export function OnePageSummary({ s }: Props) {
               {s.comparison ? (
                 <tr>
                   <td>Control change (baseline to protected)</td>
-                  <td className="num">{`${pct(s.comparison.paired.control_change.baseline_attack_success)} to ${pct(s.comparison.paired.control_change.protected_attack_success)}; McNemar p ${s.comparison.paired.mcnemar_p < 0.0001 ? s.comparison.paired.mcnemar_p.toExponential(1) : s.comparison.paired.mcnemar_p.toFixed(3)}`}</td>
+                  <td className="num">
+                    {`${pct(s.comparison.paired.control_change.baseline_attack_success)} to ${pct(s.comparison.paired.control_change.protected_attack_success)}; McNemar p\u00a0`}
+                    <span className="nowrap">{pValueHtml(s.comparison.paired.mcnemar_p, 3, 1)}</span>
+                  </td>
                 </tr>
               ) : null}
               {s.robustness ? (

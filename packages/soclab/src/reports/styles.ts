@@ -24,6 +24,7 @@ table { border-collapse: collapse; width: 100%; margin: 6px 0 10px; font-size: 1
 th, td { border-bottom: 1px solid var(--line); padding: 4px 6px; text-align: left; vertical-align: top; }
 th { background: var(--bg); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.nowrap { white-space: nowrap; }
 .pass { color: var(--good); font-weight: 600; }
 .fail { color: var(--bad); font-weight: 600; }
 .muted { color: var(--muted); }

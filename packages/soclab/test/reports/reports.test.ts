@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StudyResult } from '../../src/campaign/study.js';
 import { findLeaks } from '../../src/control/redaction.js';
+import { pValueHtml } from '../../src/reports/format.js';
 import { renderHtml } from '../../src/reports/render.js';
 import { buildScorecard, readScorecard, reportDate, Scorecard, scorecardJson } from '../../src/reports/scorecard.js';
 import { renderText, summaryLine } from '../../src/reports/text.js';
@@ -119,6 +120,28 @@ describe('robustness section in the HTML reports', () => {
     }
     // The one-page summary (the PDF) carries the headline row.
     expect(renderHtml(withAdaptive, 'onepage')).toMatch(/Robustness: static corpus \/ adaptive attacker/);
+  });
+});
+
+describe('numbers that do not wrap', () => {
+  it('formats tiny p-values as 3.0×10⁻⁸ (no hyphen to break at) and renders them in nowrap spans', () => {
+    expect(pValueHtml(3e-8)).toBe('3.00×10⁻⁸');
+    expect(pValueHtml(3e-8, 3, 1)).toBe('3.0×10⁻⁸');
+    expect(pValueHtml(1.2e-12, 3, 1)).toBe('1.2×10⁻¹²');
+    expect(pValueHtml(0.03125)).toBe('0.0313');
+    expect(pValueHtml(0)).toBe('0.0000');
+    expect(pValueHtml(1)).toBe('1.0000');
+    const s = study.scorecards.main;
+    const tiny = Scorecard.parse({
+      ...s,
+      comparison: { ...s.comparison!, paired: { ...s.comparison!.paired, mcnemar_p: 3e-8 } },
+    });
+    const executive = renderHtml(tiny, 'executive');
+    expect(executive).toContain('exact McNemar p\u00a0=\u00a0<span class="nowrap">3.00×10⁻⁸</span>');
+    expect(renderHtml(tiny, 'onepage')).toContain('McNemar p\u00a0<span class="nowrap">3.0×10⁻⁸</span>');
+    expect(executive).toContain('.nowrap { white-space: nowrap; }');
+    for (const kind of ['executive', 'technical', 'onepage'] as const)
+      expect(renderHtml(tiny, kind)).not.toMatch(/\d\.\d+e-\d/);
   });
 });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatLike, formatSeconds, signedLike, TIME_LABELS, wallSeconds } from '../../../src/core/durations.js';
+import {
+  formatLike,
+  formatSeconds,
+  signedLike,
+  signText,
+  TIME_LABELS,
+  wallSeconds,
+} from '../../../src/core/durations.js';
 import { consoleReporter } from '../../../src/reporters/console.js';
 import { htmlReporter } from '../../../src/reporters/html.js';
 import { secs } from '../../../web/src/format.js';
@@ -27,6 +34,12 @@ describe('durations', () => {
     expect(signedLike('0.09s', 0.09 - 0.32, plain)).toBe('-230 ms');
     expect(signedLike('60.0%', -0.2, plain)).toBe('-20.0 pt');
     expect(signedLike('$0.0012', 0.0005, plain)).toBe('+$0.0005');
+    // A change that rounds to zero in the shown unit has no sign (never `-0 ms`, `-0.0 pt`, `-0.00 s`).
+    expect(signedLike('0.09s', -0.0004, plain)).toBe('0 ms');
+    expect(signedLike('60.0%', -0.0001, plain)).toBe('0.0 pt');
+    expect(signText(-1e-9, (0).toFixed(2) + ' s')).toBe('0.00 s');
+    expect(signText(-0.004, '4 ms')).toBe('-4 ms');
+    expect(signText(2, '2 min 0 s')).toBe('+2 min 0 s');
   });
 
   it('wall time comes from the run stamps, not from summing concurrent call times', () => {
