@@ -337,5 +337,8 @@ export function readScorecard(path: string): Scorecard {
     const issue = parsed.error.issues[0]!;
     throw new Error(`${path}: not a soclab scorecard (${issue.path.join('.') || '(root)'}: ${issue.message})`);
   }
+  // A file edited or assembled by hand could pair a baseline scored under another profile: refuse to render it.
+  const c = parsed.data.comparison;
+  if (c) assertSameProfile(c.baseline_assessment.profile, parsed.data.assessment.profile, `${path}: its baseline`);
   return parsed.data;
 }

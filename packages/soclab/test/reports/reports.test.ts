@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { buildScorecard, readScorecard, reportDate, Scorecard, scorecardJson } f
 import { renderText, summaryLine } from '../../src/reports/text.js';
 import { writeReports } from '../../src/reports/write.js';
 import { ProfileMismatchError } from '../../src/scoring/profile.js';
+import { REPO_ROOT } from '../helpers/cli.js';
 import { scratchEvidence } from '../helpers/scratch.js';
 import { smallStudy } from './fixtures.js';
 
@@ -76,6 +78,27 @@ describe('comparing scorecards across scoring profiles', () => {
     expect(() => buildScorecard(study.main, { baseline: { run: old, paired: study.paired! } })).toThrow(
       /different profiles \(soclab-default 1\.0\.0 vs soclab-default 2\.0\.0\)/,
     );
+  });
+
+  it('a stored scorecard whose baseline was scored under another profile is refused: soclab report exits 2', () => {
+    const card = JSON.parse(read(study.reports.main.scorecard));
+    card.comparison.baseline_assessment.profile = { name: 'soclab-default', version: '1.0.0' };
+    const mixed = join(dir, 'mixed-scorecard.json');
+    writeFileSync(mixed, JSON.stringify(card));
+    expect(() => readScorecard(mixed)).toThrow(
+      `${mixed}: its baseline: scored under different profiles (soclab-default 1.0.0 vs soclab-default 2.0.0)`,
+    );
+    const r = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'packages/soclab/dist/cli/main.js'), 'report', mixed, '--format', 'text'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('soclab-default 1.0.0 vs soclab-default 2.0.0');
+    expect(r.stdout).toBe('');
   });
 });
 
