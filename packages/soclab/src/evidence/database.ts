@@ -81,9 +81,12 @@ export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOp
   if (dialect === 'postgres') {
     // The PostgreSQL driver (~40 modules) loads only when a PostgreSQL URL is used: SQLite runs never need it.
     const { default: pg } = await import('pg');
-    db = new Kysely<EvidenceDatabase>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: target, max: 4 }) }),
-    });
+    const pool = new pg.Pool({ connectionString: target, max: 4 });
+    // An idle pooled connection that the server closes (restart, failover, an administrator's terminate) emits
+    // 'error' on the pool; unhandled, that would kill the whole process. The pool drops that client, and the next
+    // query opens a new connection or fails with its own error where it can be handled.
+    pool.on('error', () => {});
+    db = new Kysely<EvidenceDatabase>({ dialect: new PostgresDialect({ pool }) });
     location = redactUrl(target);
   } else {
     const file = target === ':memory:' ? ':memory:' : resolve(target);
