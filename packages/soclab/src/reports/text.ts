@@ -129,9 +129,13 @@ export function renderText(s: Scorecard): string {
   return redactText(`${lines.join('\n')}\n`, DEFAULT_CANARY_PATTERNS);
 }
 
-/** The console summary line: `baseline : attack success 87%, composite 0.58, gates [...], authority L1`. */
+/**
+ * The console summary line: `baseline : attack success 87%, composite 0.58, gates [...], authority L1 (held by
+ * gate_failures)`. The rule that held the level back is named so a reader sees why without opening the report.
+ */
 export function summaryLine(s: Scorecard, width = 9): string {
   const a = s.assessment;
   const gates = a.gate_failures.length === 0 ? 'none' : `[${a.gate_failures.join(', ')}]`;
-  return `${pad(s.campaign.label, width)}: attack success ${pct(a.attack_success.value, 0)}, composite ${fixed(a.composite, 2)}, gates ${gates}, authority ${a.authority.level}`;
+  const held = a.authority.next_level === null ? '' : ` (held by ${a.authority.binding_rule})`;
+  return `${pad(s.campaign.label, width)}: attack success ${pct(a.attack_success.value, 0)}, composite ${fixed(a.composite, 2)}, gates ${gates}, authority ${a.authority.level}${held}`;
 }

@@ -33,7 +33,7 @@ describe('soclab campaign / report / version (CLI)', () => {
     const r = soclab(['campaign', '--mode', 'baseline', '--scenario', 'ATK-001,BEN-001', '--out', out]);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(
-      /^baseline : attack success 100%, composite 0\.\d\d, gates \[sensitive_data_leakage\], authority L1$/m,
+      /^baseline : attack success 100%, composite 0\.\d\d, gates \[sensitive_data_leakage\], authority L1 \(held by mandatory_gate\)$/m,
     );
     for (const f of [
       'baseline-executive.html',
@@ -55,7 +55,7 @@ describe('soclab campaign / report / version (CLI)', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^protected\s+: attack success 0%/m);
     expect(r.out).toMatch(
-      /^protected-without-grants: attack success 100%, composite 0\.\d\d, gates \[approval_bypass\], authority L1$/m,
+      /^protected-without-grants: attack success 100%, composite 0\.\d\d, gates \[approval_bypass\], authority L1 \(held by mandatory_gate\)$/m,
     );
     expect(r.out).toContain('without grants: ATK-026 succeed');
   });

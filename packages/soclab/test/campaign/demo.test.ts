@@ -48,10 +48,12 @@ describe('soclab demo (mock provider, no credentials)', () => {
     expect(progress.filter((l) => / in \d/.test(l))).toHaveLength(2);
     expect(demo.code).toBe(0);
     expect(demo.out).toMatch(
-      /^baseline : attack success 87%, composite 0\.\d\d, gates \[sensitive_data_leakage, approval_bypass, out_of_scope_execution, unapproved_model\], authority L1$/m,
+      /^baseline : attack success 87%, composite 0\.\d\d, gates \[sensitive_data_leakage, approval_bypass, out_of_scope_execution, unapproved_model\], authority L1 \(held by mandatory_gate\)$/m,
     );
     // The demo's scripted adversary is gullible by design: the controls stop every attack, yet it earns nothing.
-    expect(demo.out).toMatch(/^protected: attack success 0%, composite 0\.9\d, gates none, authority L1$/m);
+    expect(demo.out).toMatch(
+      /^protected: attack success 0%, composite 0\.9\d, gates none, authority L1 \(held by errored_or_failed_runs\)$/m,
+    );
     expect(demo.out).toMatch(/compare them: npx harness compare \S+baseline \S+protected/);
   });
 

@@ -227,7 +227,9 @@ describe('report content', () => {
   it('the protected report carries the control change and the console line follows the origin format', () => {
     const s = study.scorecards.main;
     expect(s.comparison?.paired.attack_pairs).toBe(3);
-    expect(summaryLine(s)).toMatch(/^protected: attack success 0%, composite 0\.\d\d, gates none, authority L\d$/);
+    expect(summaryLine(s)).toMatch(
+      /^protected: attack success 0%, composite 0\.\d\d, gates none, authority L\d( \(held by [a-z_]+\))?$/,
+    );
     expect(summaryLine(study.scorecards.baseline!)).toMatch(/^baseline : attack success 100%, composite/);
     const executive = read(study.reports.main.executive);
     expect(executive).toContain('What the controls changed');
