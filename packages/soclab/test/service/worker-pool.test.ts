@@ -105,10 +105,8 @@ describe('campaign worker pool', () => {
         expect((await store.verify(id)).valid).toBe(true);
         expect(['run.finished', 'run.interrupted']).toContain(events.at(-1)!.event_type);
       }
-      const written = (await Promise.all([...abandoned].map((id) => store.events(id)))).filter((e) => e.length > 0);
-      if (written.length > 0) {
-        expect(written.some((events) => events.at(-1)?.event_type === 'run.interrupted')).toBe(true);
-      }
+      // Whether any abandoned run was still open at the kill (so ends interrupted rather than finished) depends on
+      // timing; the loop above already requires every chain that exists to be valid and closed.
       expect(pool.load.workers).toBe(1);
     } finally {
       await store.close();
