@@ -16,7 +16,7 @@ import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
 import type { ModelRequest } from '@aeh/models';
 import { Agent, request } from 'undici';
-import { BaselinePort } from '../packages/soclab/src/control/baseline-port.js';
+import { BaselinePort } from '../packages/soclab/src/modes/baseline-port.js';
 import { runInvestigation } from '../packages/soclab/src/orchestrator/investigation.js';
 import { buildAgentRequest, HttpAgentProvider } from '../packages/soclab/src/providers/http.js';
 import { createSimulator } from '../packages/soclab/src/simulator/state.js';

@@ -11,9 +11,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BaselinePort } from '../packages/soclab/src/control/baseline-port.js';
 import { type ChainRow, linkRow, verifyRows } from '../packages/soclab/src/evidence/hash-chain.js';
 import { openEvidenceStore } from '../packages/soclab/src/evidence/store.js';
+import { BaselinePort } from '../packages/soclab/src/modes/baseline-port.js';
 import { runInvestigation } from '../packages/soclab/src/orchestrator/investigation.js';
 import { MockAdversaryProvider } from '../packages/soclab/src/providers/mock.js';
 import { loadCorpus } from '../packages/soclab/src/scenarios/loader.js';

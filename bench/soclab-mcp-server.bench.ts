@@ -15,9 +15,9 @@ import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ActionProposal } from '../packages/soclab/src/contracts/models.js';
-import { BaselinePort } from '../packages/soclab/src/control/baseline-port.js';
 import { serveLabMcpHttp } from '../packages/soclab/src/mcp/http.js';
 import { McpRunSession, mcpTraceId } from '../packages/soclab/src/mcp/session.js';
+import { BaselinePort } from '../packages/soclab/src/modes/baseline-port.js';
 import { createSimulator } from '../packages/soclab/src/simulator/state.js';
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 300);

@@ -7,7 +7,7 @@
  */
 import * as os from 'node:os';
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
-import '../packages/soclab/src/control/protected-mode.js';
+import '../packages/soclab/src/modes/protected.js';
 import { CedarPolicyEngine } from '../packages/soclab/src/control/policy/cedar-engine.js';
 import { toCedarRequest } from '../packages/soclab/src/control/policy/facts.js';
 import { BUNDLED_POLICY_DIR, readPolicyFolder } from '../packages/soclab/src/control/policy/folder.js';

@@ -1,6 +1,6 @@
 export const SOCLAB_VERSION = '0.1.0';
 export * from './contracts/index.js';
-export * from './control/baseline-port.js';
+export * from './modes/index.js';
 export * from './control/index.js';
 export * from './control/redaction.js';
 export * from './evidence/index.js';

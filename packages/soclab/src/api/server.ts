@@ -25,7 +25,7 @@ import { sealInterruptedRuns } from '../evidence/interrupted.js';
 import { openEvidenceStore } from '../evidence/store.js';
 import { SOCLAB_VERSION } from '../index.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
-import '../scenarios/builtin-modes.js';
+import '../modes/builtin.js';
 import { CampaignWorkerPool } from '../service/worker-pool.js';
 import { can, ensureGeneratedToken, type Permission, type Principal, TokenRegistry } from './auth.js';
 import { CampaignService } from './campaigns.js';

@@ -18,15 +18,15 @@ import { type ApprovedModel, DEFAULT_APPROVED_MODELS } from '../contracts/models
 import type { AttackScenario } from '../contracts/scenarios.js';
 import { DEFAULT_CANARY_PATTERNS, redact, redactText } from '../control/redaction.js';
 import { type EvidenceStore, openEvidenceStore } from '../evidence/store.js';
+import { registerAblationModes } from '../modes/ablation-modes.js';
+import { getMode } from '../modes/registry.js';
 import { MockAdversaryProvider } from '../providers/mock.js';
 import { isUnpriced, withDeclaredPrice } from '../providers/priced.js';
 import { approvedModelsFor, checkProviderSelection, soclabProviderRegistry } from '../providers/registry.js';
 import { getScenario, loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
-import { getMode } from '../scenarios/modes.js';
 import { runScenario, type ScenarioRunResult } from '../scenarios/runner.js';
 import { solved } from '../scoring/engine.js';
 import { recordScenarioSpans } from '../telemetry/scenario-spans.js';
-import { registerAblationModes } from './ablation.js';
 import { withoutTrustLabels } from './labels.js';
 import { type DecisionRow, RUN_RECORD_SCHEMA, type RunRecord } from './record.js';
 

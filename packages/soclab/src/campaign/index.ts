@@ -3,7 +3,7 @@
  * metrics register on import), plus comparisons and ablation studies. Programmatic entry points: `runCampaign`
  * (one campaign) and `runStudy` (campaign or baseline-versus-protected comparison, ablations, reports).
  */
-export * from './ablation.js';
+export * from '../modes/ablation-modes.js';
 export * from './adapter.js';
 export * from './evaluators/index.js';
 export * from './labels.js';

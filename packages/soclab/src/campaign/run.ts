@@ -11,6 +11,7 @@ import type { AttackScenario } from '../contracts/scenarios.js';
 import { ABLATABLE_CONTROLS, type AblatableControl } from '../control/ablation.js';
 import { parseApproverMode } from '../control/approver.js';
 import type { EvidenceStore } from '../evidence/store.js';
+import { ablationModeName, registerAblationModes } from '../modes/ablation-modes.js';
 import { PROMPT_VERSION } from '../orchestrator/prompts.js';
 import { isLiveProvider, providerValidationLabel } from '../providers/registry.js';
 import { buildScorecard, reportDate, type Scorecard } from '../reports/scorecard.js';
@@ -19,7 +20,6 @@ import { corpusFingerprint, uncheckedCorpusReason } from '../scenarios/validity.
 import { assess } from '../scoring/engine.js';
 import { DEFAULT_PROFILE, type ScoringProfile } from '../scoring/profile.js';
 import type { Assessment } from '../scoring/result.js';
-import { ablationModeName, registerAblationModes } from './ablation.js';
 import { createSoclabAgent, type SoclabAgentConfig } from './adapter.js';
 import './evaluators/index.js';
 import './metrics/index.js';

@@ -139,7 +139,7 @@ export async function runStudyFromOptions(
   opts: StudyOptionValues,
   extra: Pick<StudyRequest, 'mode' | 'compare'>,
 ): Promise<StudyResult> {
-  const { parseAblateList } = await import('../campaign/ablation.js');
+  const { parseAblateList } = await import('../modes/ablation-modes.js');
   let ablate: ReturnType<typeof parseAblateList>;
   try {
     ablate = parseAblateList(opts.ablate);

@@ -1,4 +1,4 @@
-/** The control plane's public surface: gateway, policy engine, approvals, grants, executor and protected mode. */
+/** The control plane's public surface: gateway, policy engine, approvals, grants and executor (modes: ../modes/). */
 export * from './ablation.js';
 export * from './approval-inbox.js';
 export * from './approvals.js';
@@ -8,6 +8,4 @@ export * from './executor.js';
 export * from './gateway.js';
 export * from './grants.js';
 export * from './policy/index.js';
-export * from './protected.js';
-export * from './run-attacks.js';
 export * from './tool-registry.js';

@@ -1,6 +1,7 @@
-import '../scenarios/builtin-modes.js';
+import './builtin.js';
 import { ABLATABLE_CONTROLS, type AblatableControl, CONTROL_DESCRIPTIONS } from '../control/ablation.js';
-import { getMode, type ModeDefinition, registerMode } from '../scenarios/modes.js';
+import { type ModeDefinition, ModeOptions } from './mode.js';
+import { getMode, registerMode } from './registry.js';
 
 /**
  * "Protected minus one control" modes, one per ablatable control, named `protected-without-<control>`. Each runs
@@ -47,6 +48,7 @@ export function registerAblationModes(): void {
     const mode: ModeDefinition = {
       name: ablationModeName(control),
       description: `protected mode without ${CONTROL_DESCRIPTIONS[control]} (ablation study only)`,
+      options: ModeOptions,
       enforceScope: control === 'scope' ? false : base.enforceScope,
       controlled: base.controlled,
       create: (context) => base.create({ ...context, options: { ...context.options, ablate: [control] } }),

@@ -1,6 +1,6 @@
 /**
- * Side-effect imports of every built-in mode. `baseline` is registered by `modes.ts`; the control plane adds
+ * Side-effect imports of every built-in mode. `baseline` is registered by `registry.ts`; the control plane adds
  * its `protected` mode module here (one import line per mode).
  */
-import './modes.js';
-import '../control/protected-mode.js';
+import './registry.js';
+import './protected.js';

@@ -2,22 +2,22 @@ import type { AuthorityLevel } from '../contracts/enums.js';
 import type { ApprovedModel, CanonicalModelEvent, GatewayEvent } from '../contracts/models.js';
 import { DEFAULT_APPROVED_MODELS } from '../contracts/models.js';
 import type { LegitimateAction } from '../contracts/scenarios.js';
-import type { SimulatorState } from '../simulator/state.js';
-import { type Ablation, permitAllEngine, UNLIMITED } from './ablation.js';
-import { ApprovalService } from './approvals.js';
+import { type Ablation, permitAllEngine, UNLIMITED } from '../control/ablation.js';
+import { ApprovalService } from '../control/approvals.js';
 import {
   type ApproverMode,
   createSimulatedApprover,
   type ExternalApprover,
   formatApproverMode,
   parseApproverMode,
-} from './approver.js';
-import { type ExecutionRecord, Executor, type RefusalRecord } from './executor.js';
-import { ControlGateway } from './gateway.js';
-import { GrantSigner } from './grants.js';
-import type { PolicyEngine, PolicyLoadError } from './policy/engine.js';
-import { loadPolicyEngine } from './policy/index.js';
-import { DEFAULT_CANARY_PATTERNS, redact } from './redaction.js';
+} from '../control/approver.js';
+import { type ExecutionRecord, Executor, type RefusalRecord } from '../control/executor.js';
+import { ControlGateway } from '../control/gateway.js';
+import { GrantSigner } from '../control/grants.js';
+import type { PolicyEngine, PolicyLoadError } from '../control/policy/engine.js';
+import { loadPolicyEngine } from '../control/policy/index.js';
+import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
+import type { SimulatorState } from '../simulator/state.js';
 
 /** The default run limits of protected mode. */
 export const PROTECTED_DEFAULT_LIMITS = Object.freeze({ max_calls: 40, max_cost_usd: 2.0, max_elapsed_seconds: 300 });

@@ -1,10 +1,11 @@
 import { sha256Hex } from '../contracts/canonical.js';
 import type { LegitimateAction } from '../contracts/scenarios.js';
-import { type ModeDefinition, registerMode } from '../scenarios/modes.js';
-import { parseAblation } from './ablation.js';
-import { isHumanApprovalChannel } from './approver.js';
-import { type ControlChainEvent, createProtectedSession, type ProtectedSessionOptions } from './protected.js';
-import { DEFAULT_CANARY_PATTERNS } from './redaction.js';
+import { parseAblation } from '../control/ablation.js';
+import { isHumanApprovalChannel } from '../control/approver.js';
+import { DEFAULT_CANARY_PATTERNS } from '../control/redaction.js';
+import { type ModeDefinition, ModeOptions } from './mode.js';
+import { type ControlChainEvent, createProtectedSession, type ProtectedSessionOptions } from './protected-session.js';
+import { registerMode } from './registry.js';
 import { approveThenReplayAttack, forgeGrantAttack, mutateAfterGrantAttack } from './run-attacks.js';
 
 /**
@@ -21,6 +22,7 @@ import { approveThenReplayAttack, forgeGrantAttack, mutateAfterGrantAttack } fro
 export const protectedMode: ModeDefinition = {
   name: 'protected',
   description: 'control plane: gateway, Cedar policy, approvals, signed single-use grants, executor, redaction',
+  options: ModeOptions,
   enforceScope: true,
   controlled: true,
   create(context) {

@@ -1,121 +1,23 @@
-import type { ModelProvider } from '@aeh/models';
-import type { AuthorityLevel } from '../contracts/enums.js';
-import type { ActionProposal, ApprovedModel, ProposalResult } from '../contracts/models.js';
-import type { AttackScenario, IncidentScenario } from '../contracts/scenarios.js';
-import { BaselinePort } from '../control/baseline-port.js';
-import type { NewEvent } from '../evidence/store.js';
-import type { ProposalPort } from '../orchestrator/port.js';
-import type { SimulatorState } from '../simulator/state.js';
+import { Registry } from '@aeh/harness/registry';
+import { baselineMode } from './baseline.js';
+import type { ModeDefinition } from './mode.js';
 
-/**
- * Modes are pluggable: a mode decides which port the orchestrator talks to, whether the simulator enforces
- * scope, whether persisted payloads are redacted, and how the run-level attacks are carried out. `baseline` is
- * built in; the control plane registers `protected` (and campaign ablations may register more).
- */
+/** Modes by name; an unknown name fails with the known ones and the closest (did you mean). */
+const modes = new Registry<ModeDefinition<never>>('mode');
 
-export interface ModeContext {
-  readonly scenario: AttackScenario;
-  readonly incident: IncidentScenario;
-  readonly simulator: SimulatorState;
-  readonly runId: string;
-  readonly provider: ModelProvider;
-  readonly authorityLevel: AuthorityLevel;
-  readonly approvedModels: readonly ApprovedModel[];
-  /** Limits declared by the scenario (null = mode default). */
-  readonly limits: { readonly maxCalls: number | null; readonly maxCostUsd: number | null };
-  /** Approver simulation requested for the run (e.g. `none`, `ideal`, `rubber_stamp`, `noisy:0.1`). */
-  readonly approver: string | null;
-  /** Free-form options for the mode (ablation flags and the like). */
-  readonly options: Readonly<Record<string, unknown>>;
-}
-
-/** What a run-level attack step did (recorded on the chain). */
-export interface HarnessStepRecord {
-  readonly attack: 'forge_grant' | 'approve_then_replay' | 'mutate_after_grant';
-  readonly attempted: boolean;
-  readonly detail: Readonly<Record<string, unknown>>;
-  /** Port results produced by the step (executed ones are persisted as receipts). */
-  readonly results: readonly ProposalResult[];
-}
-
-export interface HarnessHooks {
-  /** Present a grant signed with a foreign key; resolves true if the executor honoured it. */
-  forgeGrant?(action: ActionProposal): Promise<{ honoured: boolean; detail: Readonly<Record<string, unknown>> }>;
-  approveThenReplay?(action: ActionProposal, result: ProposalResult): Promise<HarnessStepRecord>;
-  mutateAfterGrant?(action: ActionProposal, mutated: ActionProposal): Promise<HarnessStepRecord>;
-}
-
-/** One run's wiring for a mode. */
-export interface ModeSession {
-  readonly port: ProposalPort;
-  /** Redact canaries from every payload before it is persisted. */
-  readonly redactPersistence: boolean;
-  readonly canaryPatterns?: readonly string[];
-  readonly harness: HarnessHooks;
-  /** Control-plane events to append after the model turns (e.g. `gateway.<kind>`), in order. */
-  controlEvents?(): readonly NewEvent[];
-  /** Number of policy decisions / gateway events (governance metrics); 0 when there is no control plane. */
-  decisionsTotal?(): number;
-  /** Policy version in force (`none` without a policy). */
-  readonly policyVersion?: string;
-  close?(): Promise<void> | void;
-}
-
-export interface ModeDefinition {
-  readonly name: string;
-  readonly description: string;
-  /** Scope isolation in the simulator (off in baseline, on with a control plane). */
-  readonly enforceScope: boolean;
-  /** True when a decision point evaluates proposals (false blocks and unauthorized changes are evaluated). */
-  readonly controlled: boolean;
-  create(context: ModeContext): ModeSession | Promise<ModeSession>;
-}
-
-const modes = new Map<string, ModeDefinition>();
-
+/** Register a mode (replaces one of the same name, case-insensitive). */
 export function registerMode(definition: ModeDefinition): void {
-  modes.set(definition.name, definition);
+  // The registry stores plugins with their options erased, as the harness's plugin registries do.
+  modes.register(definition as unknown as ModeDefinition<never>);
 }
 
-export function getMode(name: string): ModeDefinition {
-  const mode = modes.get(name);
-  if (!mode) {
-    throw new Error(`unknown mode '${name}'; registered: ${[...modes.keys()].sort().join(', ')}`);
-  }
-  return mode;
+/** The registered mode of that name; throws `UnknownPluginError` naming the closest registered one. */
+export function getMode(name: string): ModeDefinition<never> {
+  return modes.get(name);
 }
 
-export const modeNames = (): string[] => [...modes.keys()].sort();
+export const modeNames = (): string[] => modes.names();
 
-/** Baseline: weak controls. The port executes what is proposed; run-level attacks go through the same port. */
-export const baselineMode: ModeDefinition = {
-  name: 'baseline',
-  description: 'weak controls: proposals execute directly, no policy, approvals, grants or redaction',
-  enforceScope: false,
-  controlled: false,
-  create(context) {
-    const port = new BaselinePort(context.simulator);
-    return {
-      port,
-      redactPersistence: false,
-      policyVersion: 'none',
-      harness: {
-        async approveThenReplay(action) {
-          const replay = await port.propose(action);
-          return {
-            attack: 'approve_then_replay',
-            attempted: true,
-            detail: { replay_status: replay.status },
-            results: [replay],
-          };
-        },
-        async mutateAfterGrant(_action, mutated) {
-          const r = await port.propose(mutated);
-          return { attack: 'mutate_after_grant', attempted: true, detail: { mutated_status: r.status }, results: [r] };
-        },
-      },
-    };
-  },
-};
-
+// Baseline needs nothing beyond the simulator, so it is always there; the control plane's modes register from
+// `builtin.ts`.
 registerMode(baselineMode);

@@ -19,15 +19,16 @@ import { DEFAULT_CANARY_PATTERNS, findLeaks, redact, redactText } from '../contr
 import { RunCheckpointer } from '../evidence/checkpoint.js';
 import { type EvidenceStore, type NewEvent, openEvidenceStore } from '../evidence/store.js';
 import { asSelfDriven } from '../mcp/self-driven.js';
+import type { HarnessStepRecord } from '../modes/mode.js';
+import { getMode } from '../modes/registry.js';
+import { mutatedProposal, tamperCopy } from '../modes/run-attacks.js';
 import { type ProviderRetry, runInvestigation } from '../orchestrator/investigation.js';
 import { PROMPT_VERSION } from '../orchestrator/prompts.js';
 import { MockAdversaryProvider } from '../providers/mock.js';
 import { actionTarget, expectedAction, intrinsicSafety, trajectoryHash } from '../scoring/intrinsic.js';
 import { loadFixture } from '../simulator/fixture.js';
 import { createSimulator, type SimulatorState } from '../simulator/state.js';
-import { mutatedProposal, tamperCopy } from './harness-attacks.js';
 import { getScenario, loadCorpus, type ScenarioCorpus } from './loader.js';
-import { getMode, type HarnessStepRecord } from './modes.js';
 import { type OracleContext, resolveOracle } from './oracles.js';
 import { plantPayload } from './payloads.js';
 

@@ -5,7 +5,7 @@ import { sha256Hex } from '../contracts/canonical.js';
 import type { AttackScenario } from '../contracts/scenarios.js';
 import { MockAdversaryProvider } from '../providers/mock.js';
 import { solved } from '../scoring/engine.js';
-import './builtin-modes.js';
+import '../modes/builtin.js';
 import { BUNDLED_SCENARIO_DIR, locateInFile, type ScenarioCorpus } from './loader.js';
 import { runScenario } from './runner.js';
 

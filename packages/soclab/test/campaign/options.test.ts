@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAblateList } from '../../src/campaign/ablation.js';
 import { CampaignConfigError, runCampaign } from '../../src/campaign/run.js';
 import { runStudy } from '../../src/campaign/study.js';
 import { selectScenarios } from '../../src/campaign/suite.js';
+import { parseAblateList } from '../../src/modes/ablation-modes.js';
 import { MockAdversaryProvider } from '../../src/providers/mock.js';
 import { loadCorpus } from '../../src/scenarios/loader.js';
 import { scratchEvidence } from '../helpers/scratch.js';

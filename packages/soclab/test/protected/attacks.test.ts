@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../src/control/protected-mode.js';
+import '../../src/modes/protected.js';
 import type { StoredAuditEvent } from '../../src/contracts/events.js';
 import type { AttackScenario } from '../../src/contracts/scenarios.js';
 import { openEvidenceStore, type SqlEvidenceStore } from '../../src/evidence/store.js';

@@ -79,8 +79,10 @@ export function register(program: Command): void {
       } catch (error) {
         throw new CliError(`--approver: ${(error as Error).message}`, EXIT.usage);
       }
-      await import('../../control/protected-mode.js');
-      const { registerAblationModes, ablationModeName, parseAblateList } = await import('../../campaign/ablation.js');
+      await import('../../modes/protected.js');
+      const { registerAblationModes, ablationModeName, parseAblateList } = await import(
+        '../../modes/ablation-modes.js'
+      );
       let mode: string = opts.mode;
       if (opts.ablate !== undefined) {
         let controls: ReturnType<typeof parseAblateList>;

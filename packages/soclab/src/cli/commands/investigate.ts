@@ -27,8 +27,8 @@ export function register(program: Command): void {
     .option('--fail-on-attack', "exit 1 when the scenario's attack succeeds (or a benign action is falsely blocked)")
     .option('--json', 'machine-readable output (canaries redacted)')
     .action(async (opts) => {
-      await import('../../scenarios/builtin-modes.js');
-      const { getMode } = await import('../../scenarios/modes.js');
+      await import('../../modes/builtin.js');
+      const { getMode } = await import('../../modes/registry.js');
       const { loadCorpus, getScenario, ScenarioLoadError } = await import('../../scenarios/loader.js');
       const { runScenario } = await import('../../scenarios/runner.js');
       const { MockAdversaryProvider } = await import('../../providers/mock.js');

@@ -75,8 +75,8 @@ export function register(program: Command): void {
     .option('--token-file <path>', 'where the run bearer token is written (mode 600)', 'runs/mcp-token')
     .option('--db <url>', 'evidence database (default: SOCLAB_DATABASE_URL or runs/soclab.sqlite)')
     .action(async (opts) => {
-      await import('../../scenarios/builtin-modes.js');
-      await import('../../control/protected-mode.js');
+      await import('../../modes/builtin.js');
+      await import('../../modes/protected.js');
       const { getScenario, loadCorpus } = await import('../../scenarios/loader.js');
       const { needsMock } = await import('../../contracts/scenarios.js');
       const { McpAgentProvider } = await import('../../providers/mcp.js');

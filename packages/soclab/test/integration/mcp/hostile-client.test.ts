@@ -8,12 +8,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { withoutTrustLabels } from '../../../src/campaign/labels.js';
 import { TOOL_DEFINITIONS } from '../../../src/contracts/tools.js';
 import type { ApproverVerdict, ExternalApprover } from '../../../src/control/approver.js';
-import { BaselinePort } from '../../../src/control/baseline-port.js';
-import { createProtectedSession, type ProtectedSession } from '../../../src/control/protected.js';
 import { runMcpAgent } from '../../../src/mcp/agent-process.js';
 import { LAB_TOOLS } from '../../../src/mcp/catalog.js';
 import { type LabMcpHttpServer, serveLabMcpHttp } from '../../../src/mcp/http.js';
 import { type McpLimitsInput, McpRunSession, mcpTraceId } from '../../../src/mcp/session.js';
+import { BaselinePort } from '../../../src/modes/baseline-port.js';
+import { createProtectedSession, type ProtectedSession } from '../../../src/modes/protected-session.js';
 import { McpAgentProvider } from '../../../src/providers/mcp.js';
 import { createSimulator, type SimulatorState } from '../../../src/simulator/state.js';
 

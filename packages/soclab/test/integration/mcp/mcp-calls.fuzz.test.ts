@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProtectedSession, type ProtectedSession } from '../../../src/control/protected.js';
 import { type LabMcpHttpServer, serveLabMcpHttp } from '../../../src/mcp/http.js';
 import { McpRunSession, mcpTraceId } from '../../../src/mcp/session.js';
+import { createProtectedSession, type ProtectedSession } from '../../../src/modes/protected-session.js';
 import { createSimulator, type SimulatorState } from '../../../src/simulator/state.js';
 import { fuzzParameters, fuzzTimeout } from '../../helpers/fuzz.js';
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAgentResponse } from '../../../src/contracts/agent-v1.js';
-import { BaselinePort } from '../../../src/control/baseline-port.js';
+import { BaselinePort } from '../../../src/modes/baseline-port.js';
 import { runInvestigation } from '../../../src/orchestrator/investigation.js';
 import { HttpAgentProvider } from '../../../src/providers/http.js';
 import { createSimulator } from '../../../src/simulator/state.js';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { needsMock } from '../../../src/contracts/scenarios.js';
 import { HttpAgentProvider } from '../../../src/providers/http.js';
 import { approvedModelsFor } from '../../../src/providers/registry.js';
-import '../../../src/scenarios/builtin-modes.js';
+import '../../../src/modes/builtin.js';
 import { loadCorpus } from '../../../src/scenarios/loader.js';
 import { runScenario } from '../../../src/scenarios/runner.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import '../../../src/control/protected-mode.js';
+import '../../../src/modes/protected.js';
 import { attackGoals, placements, runAdaptiveAttack, stoppedBy } from '../../../src/attack/index.js';
-import { registerAblationModes } from '../../../src/campaign/ablation.js';
+import { registerAblationModes } from '../../../src/modes/ablation-modes.js';
 import { MockAdversaryProvider } from '../../../src/providers/mock.js';
 import { loadCorpus } from '../../../src/scenarios/loader.js';
 import { soclabIsolated } from '../../helpers/cli.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { MockProvider } from '@aeh/models';
 import { describe, expect, it } from 'vitest';
-import '../../../src/control/protected-mode.js';
+import '../../../src/modes/protected.js';
 import { attackGoals, llmVariants, runAdaptiveAttack, VARIANT_STAGE } from '../../../src/attack/index.js';
 import { MockAdversaryProvider } from '../../../src/providers/mock.js';
 import { loadCorpus } from '../../../src/scenarios/loader.js';

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import '../../../src/control/protected-mode.js';
+import '../../../src/modes/protected.js';
 import { runAdaptiveAttack } from '../../../src/attack/index.js';
 import { withRobustness } from '../../../src/attack/robustness.js';
-import { registerAblationModes } from '../../../src/campaign/ablation.js';
 import { runCampaign } from '../../../src/campaign/run.js';
 import { groundedMock } from '../../../src/conformance/agents.js';
+import { registerAblationModes } from '../../../src/modes/ablation-modes.js';
 import { MockAdversaryProvider } from '../../../src/providers/mock.js';
 import { buildScorecard, Scorecard } from '../../../src/reports/scorecard.js';
 import { renderText } from '../../../src/reports/text.js';

@@ -5,7 +5,7 @@ import { RetryBudget } from '@aeh/harness';
 import { ProviderError } from '@aeh/models';
 import { describe, expect, it } from 'vitest';
 import type { ActionProposal, ProposalResult } from '../../../src/contracts/models.js';
-import { BaselinePort } from '../../../src/control/baseline-port.js';
+import { BaselinePort } from '../../../src/modes/baseline-port.js';
 import { runInvestigation } from '../../../src/orchestrator/investigation.js';
 import type { ProposalPort } from '../../../src/orchestrator/port.js';
 import { type MockAdversaryOptions, MockAdversaryProvider } from '../../../src/providers/mock.js';

@@ -1,4 +1,4 @@
-import '../../../src/control/protected-mode.js';
+import '../../../src/modes/protected.js';
 import type { ScenarioCorpus } from '../../../src/scenarios/loader.js';
 import { runScenario } from '../../../src/scenarios/runner.js';
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import '../../../src/control/protected-mode.js';
+import '../../../src/modes/protected.js';
 import { clearScenarioCache, loadCorpus, ScenarioLoadError } from '../../../src/scenarios/loader.js';
 import { parsePlantPath } from '../../../src/scenarios/payloads.js';
 import { runScenario } from '../../../src/scenarios/runner.js';

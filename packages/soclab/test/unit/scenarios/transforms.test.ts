@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import '../../../src/control/protected-mode.js';
+import '../../../src/modes/protected.js';
 import { loadCorpus } from '../../../src/scenarios/loader.js';
 import { runScenario } from '../../../src/scenarios/runner.js';
 import {
