@@ -1,4 +1,7 @@
-export const SOCLAB_VERSION = '0.1.0';
+import { soclabVersion } from './version.js';
+
+/** The package version, read from package.json (the one source). */
+export const SOCLAB_VERSION = soclabVersion();
 export * from './contracts/index.js';
 export * from './modes/index.js';
 export * from './control/index.js';

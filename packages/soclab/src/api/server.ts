@@ -258,7 +258,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     campaigns,
     corpus,
     env,
-    version: SOCLAB_VERSION,
+    version: soclabVersion(),
     pdfPool: new RenderPool({
       concurrency: config.pdf_concurrency,
       maxWaiting: config.pdf_max_waiting,
@@ -327,7 +327,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
       openapi: '3.0.3',
       info: {
         title: 'soclab API',
-        version: SOCLAB_VERSION,
+        version: soclabVersion(),
         description:
           'Assurance lab for AI SOC agents: start campaigns, decide escalated actions, replay and verify evidence. ' +
           'Every /api/v1 route needs `Authorization: Bearer <token>`; roles: viewer (read), operator (read, start ' +
@@ -389,7 +389,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
       },
     },
     async (request) => ({
-      version: SOCLAB_VERSION,
+      version: soclabVersion(),
       api: 'v1' as const,
       incident: { id: corpus.incident.id, version: corpus.incident.version },
       scenarios: corpus.all.length,

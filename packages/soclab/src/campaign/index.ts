@@ -13,4 +13,3 @@ export * from './run.js';
 export * from './slim.js';
 export * from './study.js';
 export * from './suite.js';
-export * from './version.js';

@@ -24,10 +24,10 @@ import { createSoclabAgent, type SoclabAgentConfig } from './adapter.js';
 import './evaluators/index.js';
 import './metrics/index.js';
 import { soclabTelemetry } from '../telemetry/session.js';
+import { soclabVersion } from '../version.js';
 import { type RunRecord, recordOf, scoredRun, trustedRecordOf } from './record.js';
 import { slimSoclabResult } from './slim.js';
 import { campaignSuite, corpusEntry, selectScenarios } from './suite.js';
-import { soclabVersion } from './version.js';
 
 /** A campaign request: what to run, against which model, under which configuration. */
 export const CampaignRequest = z.strictObject({

@@ -5,6 +5,7 @@ import { buildScorecard, comparisonRow, type Scorecard, summarize } from '../rep
 import { type WrittenReports, writeReports } from '../reports/write.js';
 import { type AblationInput, type AblationReport, attributeAblations } from '../scoring/ablation.js';
 import { comparePaired, type PairedComparison } from '../scoring/paired.js';
+import { soclabVersion } from '../version.js';
 import { scoredRun } from './record.js';
 import {
   CampaignConfigError,
@@ -14,7 +15,6 @@ import {
   type CampaignRun,
   runCampaign,
 } from './run.js';
-import { soclabVersion } from './version.js';
 
 /** A campaign, a baseline-versus-protected comparison, and optional per-control ablations, written to one folder. */
 export interface StudyRequest extends Omit<CampaignRequestInput, 'ablate'> {

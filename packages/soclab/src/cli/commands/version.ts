@@ -11,7 +11,7 @@ export function register(program: Command): void {
     .option('--all', 'also print the component versions a scorecard records')
     .option('--json', 'machine-readable output')
     .action(async (opts) => {
-      const { soclabVersion } = await import('../../campaign/version.js');
+      const { soclabVersion } = await import('../../version.js');
       const version = soclabVersion();
       if (!opts.all && !opts.json) {
         process.stdout.write(`${version}\n`);
