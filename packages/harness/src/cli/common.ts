@@ -3,22 +3,12 @@
  * and `harness --version` must stay fast.
  */
 
-/**
- * Exit codes, as documented: 0 ok, 1 gate/evaluation failure, 2 usage or validation error, 3 runtime error,
- * 4 comparison gate inconclusive (a big drop on too few cases; docs/ci.md).
- */
-export const EXIT = { ok: 0, gate: 1, usage: 2, runtime: 3, inconclusive: 4 } as const;
+import { CliError, EXIT as COMMON_EXIT } from './program.js';
 
-/** An error that ends the command with a specific exit code and a plain message (no stack). */
-export class CliError extends Error {
-  override name = 'CliError';
-  constructor(
-    message: string,
-    readonly exitCode: number = EXIT.usage,
-  ) {
-    super(message);
-  }
-}
+export { CliError };
+
+/** Exit codes (docs/ci.md): the common four, and 4 when a comparison gate is inconclusive (a big drop on too few cases). */
+export const EXIT = { ...COMMON_EXIT, inconclusive: 4 } as const;
 
 /** Register every built-in plugin (side-effect imports), loaded only by commands that need them. */
 export async function loadBuiltins(): Promise<void> {

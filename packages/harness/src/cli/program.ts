@@ -1,6 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from '@commander-js/extra-typings';
 
+/**
+ * The exit codes both CLIs document: 0 ok, 1 gate/evaluation failure, 2 usage or validation error, 3 runtime
+ * error. Each CLI adds its own meaning of 4 (`harness`: comparison inconclusive; `soclab`: runs errored).
+ */
+export const EXIT = { ok: 0, gate: 1, usage: 2, runtime: 3 } as const;
+
+/** An error that ends the command with a specific exit code and a plain message (no stack). */
+export class CliError extends Error {
+  override name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.usage,
+  ) {
+    super(message);
+  }
+}
+
 /** A subcommand module: `commands/<name>.ts` exports `register(program)`. */
 export interface CommandModule {
   register(program: Command): void;

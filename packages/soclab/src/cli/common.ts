@@ -3,26 +3,20 @@
  */
 
 import { colourWanted, tableStyle } from '@aeh/harness';
+import { CliError, EXIT as COMMON_EXIT } from '@aeh/harness/cli';
 import Table from 'cli-table3';
 import pc from 'picocolors';
 import { DEFAULT_CANARY_PATTERNS, redact, redactText } from '../control/redaction.js';
 
-/**
- * Exit codes: 0 ok, 1 gate/evaluation failure, 2 usage or validation error, 3 runtime error, 4 a campaign finished
- * but some runs errored (provider or transport failure after retries: those runs measured nothing).
- */
-export const EXIT = { ok: 0, gate: 1, usage: 2, runtime: 3, errored: 4 } as const;
+/** The harness's CLI error, so both CLIs end a command the same way. */
+export { CliError };
 
-/** An error that ends the command with a specific exit code and a plain message (no stack). */
-export class CliError extends Error {
-  override name = 'CliError';
-  constructor(
-    message: string,
-    readonly exitCode: number = EXIT.usage,
-  ) {
-    super(message);
-  }
-}
+/**
+ * Exit codes: the harness's common four (0 ok, 1 gate/evaluation failure, 2 usage or validation error, 3 runtime
+ * error), and 4 when a campaign finished but some runs errored (provider or transport failure after retries: those
+ * runs measured nothing).
+ */
+export const EXIT = { ...COMMON_EXIT, errored: 4 } as const;
 
 const colour = (): boolean => colourWanted(process.stdout);
 
