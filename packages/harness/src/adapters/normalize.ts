@@ -1,4 +1,5 @@
 import { AgentOutput, type AgentOutputInput, type TokenUsage, type ToolCallRecord } from '../core/agent.js';
+import { issuePath } from '../core/zod-issues.js';
 
 /** Shared by the network and process adapters: turn loosely shaped agent replies into core models. */
 
@@ -141,7 +142,7 @@ export function replyToOutput(reply: Json, latency: number | null): AgentOutput 
   const parsed = AgentOutput.safeParse(partial);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  return errorOutput(`agent reply does not fit the output shape at '${issue.path.join('.')}': ${issue.message}`, {
+  return errorOutput(`agent reply does not fit the output shape at '${issuePath(issue, '')}': ${issue.message}`, {
     latency,
   });
 }

@@ -1,5 +1,6 @@
 import { Experiment, type ExperimentInput, MetricDirection } from '../core/experiment.js';
 import type { TestCaseResultInput } from '../core/result.js';
+import { firstZodIssue } from '../core/zod-issues.js';
 
 type Json = Record<string, unknown>;
 
@@ -76,8 +77,7 @@ export function fromOriginExperiment(raw: Json, source: string): Experiment {
   };
   const parsed = Experiment.safeParse(input);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`${source}: origin result file: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new Error(`${source}: origin result file: ${firstZodIssue(parsed.error)}`);
   }
   return parsed.data;
 }

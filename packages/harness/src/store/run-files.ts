@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { Experiment, ExperimentState, MetricResult, ThresholdOutcome } from '../core/experiment.js';
 import { TestCaseResult } from '../core/result.js';
+import { firstZodIssue } from '../core/zod-issues.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 export const EXPERIMENT_FILE = 'experiment.json';
@@ -181,8 +182,7 @@ export async function readExperimentFile(file: string): Promise<Experiment> {
   }
   const parsed = Experiment.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`${file}: not an experiment: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+    throw new Error(`${file}: not an experiment: ${firstZodIssue(parsed.error)}`);
   }
   return parsed.data;
 }

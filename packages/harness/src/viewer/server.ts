@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { ExperimentComparison } from '../comparison/models.js';
 import type { CaseStatus } from '../core/result.js';
+import { firstZodIssue } from '../core/zod-issues.js';
 import { RunLookupError } from '../store/queries.js';
 import type { RunStore } from '../store/run-store.js';
 import type { CaseChange, CaseDelta, CaseDeltaCounts, Page, RunSummary } from '../store/types.js';
@@ -61,8 +62,7 @@ class HttpError extends Error {
 function parse<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  throw new HttpError(400, `${where}.${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+  throw new HttpError(400, `${where}.${firstZodIssue(r.error)}`);
 }
 
 const intParam = (dflt: number, max: number) => z.coerce.number().int().min(0).max(max).default(dflt);

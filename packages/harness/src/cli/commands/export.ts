@@ -1,4 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
+import { formatZodIssue } from '../../core/zod-issues.js';
 import { CliError, collect, EXIT } from '../common.js';
 
 function keyValue(value: string, previous: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -49,10 +50,7 @@ export function register(program: Command): void {
       const parsed = plugin.options.safeParse(opts.option ?? {});
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw new CliError(
-          `${opts.format} reporter option ${issue.path.join('.') || '(options)'}: ${issue.message}`,
-          EXIT.usage,
-        );
+        throw new CliError(`${opts.format} reporter option ${formatZodIssue(issue, '(options)')}`, EXIT.usage);
       }
       let run: Awaited<ReturnType<typeof resolveRun>>;
       try {
