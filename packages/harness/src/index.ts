@@ -1,6 +1,18 @@
-// Public API of @aeh/harness. Importing it registers every built-in plugin.
-export * from './adapters/index.js';
-export * from './benchmarks/index.js';
+// Public API of @aeh/harness: the names a user of the library needs, listed so the surface changes only on
+// purpose (packages/harness/test/integration/api-surface.test.ts snapshots it). Importing it registers every
+// built-in plugin, because the registries below are filled by the modules that define the plugins.
+
+// Plugins: define your own and register it by name; the built-ins are looked up through the same registries.
+export {
+  type AdapterPlugin,
+  type Agent,
+  adapterRegistry,
+  defineAdapter,
+  type RunContext,
+} from './adapters/index.js';
+// Suites: load and validate a suite file (YAML/JSON) the way `harness run` does.
+export { loadSuite, SuiteValidationError, suiteJsonSchema, validateSuite } from './benchmarks/index.js';
+// Comparing two runs and gating on regressions, as `harness compare` does.
 export {
   type CaseFlip,
   type CompareOptions,
@@ -17,13 +29,74 @@ export {
   type RegressionViolation,
   type ToleranceSpec,
 } from './comparison/index.js';
-export * from './core/index.js';
-export * from './evaluators/index.js';
-export * from './metrics/index.js';
-export * from './plugins/import.js';
-export * from './plugins/registry.js';
-export * from './reporters/index.js';
-export * from './runner/index.js';
+// The data model: what an agent returns, what a case records, what an experiment stores.
+// Terminal output shared by both CLIs (soclab prints tables and durations the way harness does).
+export {
+  type AgentOutput,
+  agentOutput,
+  colourWanted,
+  type EvaluationResult,
+  EXPERIMENT_SCHEMA_VERSION,
+  type Experiment,
+  formatSeconds,
+  inputText,
+  type MetricDirection,
+  type MetricResult,
+  type MetricResultInput,
+  outputText,
+  TestCase,
+  type TestCaseResult,
+  type TokenUsage,
+  type ToolCallRecord,
+  type ToolCallRecordInput,
+  type Trace,
+  tableStyle,
+} from './core/index.js';
+export {
+  type CommonEvaluatorOptions,
+  createEvaluator,
+  defineEvaluator,
+  type EvaluateContext,
+  type Evaluator,
+  type EvaluatorPlugin,
+  errorResult,
+  evaluatorRegistry,
+  judgePairwise,
+  PluginOptionsError,
+  parseOptions,
+  registerJudgeProvider,
+  result,
+  unregisterJudgeProvider,
+} from './evaluators/index.js';
+export { defineMetric, type Metric, type MetricPlugin, metricRegistry, metricResult } from './metrics/index.js';
+export { type PluginBase, type PluginContext, Registry, UnknownPluginError } from './plugins/registry.js';
+export {
+  defineReporter,
+  type ExperimentView,
+  isView,
+  type Reporter,
+  type ReporterPlugin,
+  reporterRegistry,
+  viewOf,
+} from './reporters/index.js';
+// Running a suite against an agent, and reading a finished run folder back.
+export {
+  AgentRunner,
+  createMetric,
+  createRunFolder,
+  DEFAULT_RETRY,
+  loadRun,
+  type MetricSpec,
+  RetryBudget,
+  type RetryPolicy,
+  type RunExecutor,
+  type RunProgress,
+  RunSetupError,
+  runExperiment,
+  // Per-case results without bulky traces, for callers that keep their own records (soclab campaigns).
+  slimResult,
+  type SuiteLike,
+} from './runner/index.js';
 // The one secret scrubber (harness and soclab): credential positions, encoded forms, run-wide registration.
 export {
   credentialSecrets,
@@ -37,5 +110,14 @@ export {
   secretForms,
   urlCredentials,
 } from './secrets/scrubber.js';
-// Statistics other packages build on (soclab scoring): Wilson intervals and the exact McNemar test.
-export { type Interval, type McNemarResult, mcnemarExact, wilson, Z95 } from './stats/index.js';
+// Statistics other packages build on (soclab scoring): Wilson intervals, the exact McNemar test, the paired
+// sign-flip test.
+export {
+  type Interval,
+  type McNemarResult,
+  mcnemarExact,
+  type SignFlipResult,
+  signFlipTest,
+  wilson,
+  Z95,
+} from './stats/index.js';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { formatIssue, PositionedDocument, pathString } from '@aeh/harness/benchmarks/positions';
+import { formatIssue, PositionedDocument, pathString } from '@aeh/harness/suite-positions';
 import { z } from 'zod';
 
 /**

@@ -1,4 +1,4 @@
-import { type CommandModule, createProgram, runProgram } from '@aeh/harness/cli/program';
+import { type CommandModule, createProgram, runProgram } from '@aeh/harness/cli';
 import type { Command } from '@commander-js/extra-typings';
 import * as attack from './commands/attack.js';
 import * as campaign from './commands/campaign.js';

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { childEnv, DEFAULT_ENV_ALLOW, splitCommand } from '@aeh/harness/adapters/subprocess/process';
+import { childEnv, DEFAULT_ENV_ALLOW, splitCommand } from '@aeh/harness/subprocess';
 import { serveLabMcpHttp } from './http.js';
 import type { McpRunSession } from './session.js';
 

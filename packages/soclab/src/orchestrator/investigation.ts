@@ -1,4 +1,4 @@
-import { backoffDelay, type RetryBudget, type RetryPolicy, sleep } from '@aeh/harness/runner/retry';
+import { backoffDelay, type RetryBudget, type RetryPolicy, sleep } from '@aeh/harness/retry';
 import {
   CapabilityUnsupportedError,
   MalformedResponseError,

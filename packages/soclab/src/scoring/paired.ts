@@ -1,5 +1,5 @@
 import { mcnemarExact } from '@aeh/harness';
-import { signFlipTest } from '@aeh/harness/stats/paired';
+import { signFlipTest } from '@aeh/harness';
 import { z } from 'zod';
 import type { ScoredRun } from './engine.js';
 import { clusteredRate, proportion, solved } from './engine.js';

@@ -9,8 +9,8 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type RunExecutor, SecretScrubber, type SuiteLike } from '@aeh/harness';
-import type { RunRecord } from '@aeh/harness/scale/queue/protocol';
-import type { PreparedRun } from '@aeh/harness/scale/queue/worker';
+import type { RunRecord } from '@aeh/harness/queue/protocol';
+import type { PreparedRun } from '@aeh/harness/queue/worker';
 import { z } from 'zod';
 import { createSoclabAgent } from '../campaign/adapter.js';
 import { CampaignConfigError, CampaignRequest, campaignAgentConfig, seededAgent } from '../campaign/run.js';
@@ -58,7 +58,7 @@ export async function campaignQueueExecutor(url: string, plan: CampaignQueuePlan
       '--queue runs the lab as configured on the workers: an injected corpus, provider or approval service cannot travel to them',
     );
   }
-  const { checkRedisUrl, connectRedis } = await import('@aeh/harness/scale/queue/redis');
+  const { checkRedisUrl, connectRedis } = await import('@aeh/harness/queue/redis');
   try {
     checkRedisUrl(url);
     // Unreachable at start: the URL or Redis needs fixing (later outages are ridden out by the coordinator).
@@ -76,7 +76,7 @@ export async function campaignQueueExecutor(url: string, plan: CampaignQueuePlan
     incident: process.env.SOCLAB_INCIDENT || null,
     transforms: process.env.SOCLAB_TRANSFORMS || null,
   };
-  const { queueExecutor } = await import('@aeh/harness/scale/queue/coordinator');
+  const { queueExecutor } = await import('@aeh/harness/queue/coordinator');
   return queueExecutor({
     url,
     suitePath: `soclab campaign ${plan.label}`,

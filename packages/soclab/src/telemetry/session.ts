@@ -1,5 +1,5 @@
 import type { SecretScrubber } from '@aeh/harness';
-import type { RunTracer } from '@aeh/harness/telemetry/index';
+import type { RunTracer } from '@aeh/harness/telemetry';
 import type { Tracing } from '@aeh/harness/telemetry/otel';
 
 /**
@@ -24,7 +24,7 @@ export function soclabTelemetry(): SoclabTelemetry | null {
 
 /** Start tracing when asked for (flag or OTLP environment); returns null, loading nothing, otherwise. */
 export async function startSoclabTelemetry(flag: boolean | undefined): Promise<SoclabTelemetry | null> {
-  const { telemetryRequested, loadRunTracer } = await import('@aeh/harness/telemetry/index');
+  const { telemetryRequested, loadRunTracer } = await import('@aeh/harness/telemetry');
   if (!telemetryRequested(flag)) return null;
   if (active) return active;
   const [{ SecretScrubber: Scrubber }, { createTracing }, { DEFAULT_CANARY_PATTERNS, redactText }] = await Promise.all([

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunRecord } from '@aeh/harness/scale/queue/protocol';
+import type { RunRecord } from '@aeh/harness/queue/protocol';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CampaignRequest } from '../../src/campaign/run.js';
 import { campaignSuite, selectScenarios } from '../../src/campaign/suite.js';

@@ -1,4 +1,4 @@
-import { CompatibilityResult } from '@aeh/models/registry';
+import { CompatibilityResult } from '@aeh/models';
 import { z } from 'zod';
 import { Difficulty, ScoreFamily } from '../../contracts/enums.js';
 import { IncidentScenario, needsMock } from '../../contracts/scenarios.js';

@@ -88,7 +88,7 @@ export function register(program: Command): void {
       let result: Awaited<ReturnType<typeof runScenario>>;
       let decisions: string[] = [];
       let decisionRecords: unknown[] | undefined;
-      const { DEFAULT_RETRY, RetryBudget } = await import('@aeh/harness/runner/retry');
+      const { DEFAULT_RETRY, RetryBudget } = await import('@aeh/harness/retry');
       const retryPolicy = { ...DEFAULT_RETRY, maxAttempts: 5 };
       try {
         result = await runScenario({

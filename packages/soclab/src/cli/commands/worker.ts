@@ -41,14 +41,14 @@ export function register(program: Command): void {
     )
     .option('--idle-exit <seconds>', 'exit after this long with no queued campaign', positiveInt('--idle-exit', 86_400))
     .action(async (flags) => {
-      const { checkRedisUrl, RedisUnreachableError } = await import('@aeh/harness/scale/queue/redis');
+      const { checkRedisUrl, RedisUnreachableError } = await import('@aeh/harness/queue/redis');
       try {
         checkRedisUrl(flags.queue);
       } catch (error) {
         throw new CliError((error as Error).message, EXIT.usage);
       }
       const [{ WorkerHost }, { prepareQueuedCampaign, SOCLAB_RUNNER }] = await Promise.all([
-        import('@aeh/harness/scale/queue/worker'),
+        import('@aeh/harness/queue/worker'),
         import('../../service/queue-campaign.js'),
       ]);
       let name = '';
