@@ -6,19 +6,24 @@
  * the request below: no provider key, no database URL, no scenario content (workers load their own corpus and must
  * have the same one: its hash is checked).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { type RunExecutor, SecretScrubber, type SuiteLike } from '@aeh/harness';
 import type { RunRecord } from '@aeh/harness/queue/protocol';
-import type { PreparedRun } from '@aeh/harness/queue/worker';
+import type { connectRedis } from '@aeh/harness/queue/redis';
+import type { PreparedRun, QueuedJobAttempt } from '@aeh/harness/queue/worker';
 import { z } from 'zod';
 import { createSoclabAgent } from '../campaign/adapter.js';
 import { CampaignConfigError, CampaignRequest, campaignAgentConfig, seededAgent } from '../campaign/run.js';
 import { campaignSuite, selectScenarios } from '../campaign/suite.js';
+import type { EvidenceStore, SqlEvidenceStore } from '../evidence/store.js';
+import { openEvidenceStore } from '../evidence/store.js';
 import { registerAblationModes } from '../modes/ablation-modes.js';
 import { isLiveProvider } from '../providers/registry.js';
 import { DEFAULT_INCIDENT, loadCorpus } from '../scenarios/loader.js';
 import { parseTransformChains } from '../scenarios/variants.js';
+import { AttemptLedger, seededEvidenceFile } from './abandoned-attempts.js';
 
 /** The `runner` of soclab runs in the harness run registry: only `soclab worker` takes them. */
 export const SOCLAB_RUNNER = 'soclab';
@@ -49,6 +54,17 @@ export interface CampaignQueuePlan {
 }
 
 /**
+ * Check that `url` names Redis and that it answers (never echoing a password). Unreachable at start means the URL
+ * or Redis needs fixing; later outages are ridden out by the coordinator. `flag` names the setting in the message.
+ */
+export async function checkCampaignQueue(url: string, flag = '--queue'): Promise<void> {
+  const { checkRedisUrl, connectRedis } = await import('@aeh/harness/queue/redis');
+  checkRedisUrl(url, flag);
+  const client = await connectRedis(url);
+  client.disconnect();
+}
+
+/**
  * The executor that runs a campaign's scenario runs on `soclab worker` processes. Checks the URL and that Redis
  * answers before anything runs (both are configuration problems: CLI exit 2).
  */
@@ -58,12 +74,8 @@ export async function campaignQueueExecutor(url: string, plan: CampaignQueuePlan
       '--queue runs the lab as configured on the workers: an injected corpus, provider or approval service cannot travel to them',
     );
   }
-  const { checkRedisUrl, connectRedis } = await import('@aeh/harness/queue/redis');
   try {
-    checkRedisUrl(url);
-    // Unreachable at start: the URL or Redis needs fixing (later outages are ridden out by the coordinator).
-    const client = await connectRedis(url);
-    client.disconnect();
+    await checkCampaignQueue(url);
   } catch (error) {
     throw new CampaignConfigError((error as Error).message);
   }
@@ -81,6 +93,8 @@ export async function campaignQueueExecutor(url: string, plan: CampaignQueuePlan
     url,
     suitePath: `soclab campaign ${plan.label}`,
     note: (m) => process.stderr.write(`${m.replace(/harness worker --queue/g, 'soclab worker --queue')}\n`),
+    // A soclab campaign is never resumed from a partial run folder: a cancelled one leaves nothing queued.
+    retireOnAbort: true,
     run: {
       runner: SOCLAB_RUNNER,
       suite: {
@@ -106,6 +120,41 @@ export interface SoclabWorkerOptions {
   evidenceDir: string;
   /** Distinguishes this worker's seeded evidence files from another worker's on the same machine. */
   workerName: string;
+  /**
+   * Redis of the queue, for the notes of which chains each attempt writes (so a worker that recovers a dead one's
+   * scenario run can close that attempt's chain). Without it, abandoned chains stay open.
+   */
+  redis?: () => Promise<Awaited<ReturnType<typeof connectRedis>>>;
+  /** Where the worker's status lines go (default stderr). */
+  log?: (message: string) => void;
+}
+
+/** The queued job a scenario run belongs to, as the harness worker announced it (see `aroundJob`). */
+const currentJob = new AsyncLocalStorage<QueuedJobAttempt>();
+
+/** The store as a queued scenario run sees it: each chain's first write is noted (awaited) before it lands. */
+function notingStore(store: SqlEvidenceStore, note: (runId: string) => Promise<void>): EvidenceStore {
+  return {
+    get location() {
+      return store.location;
+    },
+    append: async (runId, event) => {
+      await note(runId);
+      return store.append(runId, event);
+    },
+    appendMany: async (runId, events) => {
+      await note(runId);
+      return store.appendMany(runId, events);
+    },
+    events: (runId) => store.events(runId),
+    rows: (runId) => store.rows(runId),
+    verify: (runId) => store.verify(runId),
+    runIds: () => store.runIds(),
+    rootHash: (runId) => store.rootHash(runId),
+    saveCheckpoint: (runId, events) => store.saveCheckpoint(runId, events),
+    clearCheckpoint: (runId) => store.clearCheckpoint(runId),
+    close: async () => undefined,
+  };
 }
 
 /**
@@ -138,13 +187,38 @@ export async function prepareQueuedCampaign(record: RunRecord, options: SoclabWo
   let evidenceUrl = options.evidenceUrl ?? process.env.SOCLAB_DATABASE_URL;
   if (!evidenceUrl && seeded) {
     // A fresh store per campaign and worker, as a local seeded campaign gets one in its run folder.
-    const dir = resolve(options.evidenceDir, record.run_id);
-    mkdirSync(dir, { recursive: true });
-    evidenceUrl = join(dir, `${options.workerName.replace(/[^A-Za-z0-9_.-]/g, '_')}.sqlite`);
+    evidenceUrl = seededEvidenceFile(options.evidenceDir, record.run_id, options.workerName);
+    mkdirSync(dirname(evidenceUrl), { recursive: true });
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${evidenceUrl}${suffix}`, { force: true });
   }
+  const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const store = await openEvidenceStore(evidenceUrl);
+  const ledger = options.redis
+    ? new AttemptLedger({
+        redis: await options.redis(),
+        campaignRunId: record.run_id,
+        worker: options.workerName,
+        store,
+        evidenceDir: options.evidenceDir,
+        log: (m) => log(`soclab worker ${options.workerName}: run ${record.run_id}: ${m}`),
+      })
+    : null;
+  const closeAll = async () => {
+    await ledger?.stop();
+    await store.close();
+  };
+  const evidence = notingStore(store, async (runId) => {
+    const job = currentJob.getStore();
+    if (job && ledger) await ledger.noteChain(job, runId);
+  });
   const modeOptions: Record<string, unknown> = request.policyDir ? { policyDir: request.policyDir } : {};
-  const agent = await createSoclabAgent({ ...campaignAgentConfig(request, modeOptions), evidenceUrl, corpus });
+  let agent: Awaited<ReturnType<typeof createSoclabAgent>>;
+  try {
+    agent = await createSoclabAgent({ ...campaignAgentConfig(request, modeOptions), evidence, corpus });
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
   const described = agent.describe?.() ?? {};
   const suite = campaignSuite(corpus, selection, {
     adapter: 'soclab',
@@ -153,6 +227,7 @@ export async function prepareQueuedCampaign(record: RunRecord, options: SoclabWo
   });
   if (suite.contentHash !== record.suite.content_hash) {
     await agent.close?.();
+    await closeAll();
     throw new Error(
       `this worker's scenario corpus differs from the coordinator's (content ${suite.contentHash.slice(0, 12)} vs ${record.suite.content_hash.slice(0, 12)}): run workers from the same soclab version and SOCLAB_SCENARIO_DIR`,
     );
@@ -176,6 +251,36 @@ export async function prepareQueuedCampaign(record: RunRecord, options: SoclabWo
         yield* suite.cases();
       },
     },
-    agent: seeded ? seededAgent(agent, seeded, queued.label) : agent,
+    agent: seeded ? recoverableSeededAgent(agent, seeded, queued.label) : agent,
+    aroundJob: (job, run) => {
+      // A scenario run taken from a dead worker: close what that attempt left open (in the background).
+      ledger?.recover(job);
+      return currentJob.run(job, run).finally(() => ledger?.forget(job));
+    },
+    cleanup: () => {
+      void closeAll().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A seeded agent whose recovered attempts get scopes of their own: the first attempt of a scenario run has the
+ * scope of a local run (so results stay byte-identical), and the n-th recovery from a dead worker adds
+ * `~recovered<n>`, so its run id (and every id and grant key) differs from the dead attempt's and its events never
+ * join that attempt's chain.
+ */
+function recoverableSeededAgent(
+  agent: Awaited<ReturnType<typeof createSoclabAgent>>,
+  seeded: { seed: number; epochMs: number },
+  label: string,
+): Awaited<ReturnType<typeof createSoclabAgent>> {
+  const first = seededAgent(agent, seeded, label);
+  return {
+    ...first,
+    run: (input, ctx) => {
+      const stalled = currentJob.getStore()?.stalled ?? 0;
+      const scoped = stalled > 0 ? seededAgent(agent, seeded, `${label}~recovered${stalled}`) : first;
+      return scoped.run(input, ctx);
+    },
   };
 }

@@ -43,6 +43,11 @@ export interface CoordinatorOptions {
   auditMs?: number;
   /** Jobs per `addBulk` call (default 500). */
   batchSize?: number;
+  /**
+   * The run is never resumed after a cancellation (soclab campaigns): when the signal aborts it, retire the run at
+   * once (workers let go, its queue is obliterated) instead of leaving its jobs queued for a resume.
+   */
+  retireOnAbort?: boolean;
 }
 
 interface PendingKey {
@@ -456,6 +461,10 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
           `harness: warning: every result is recorded, but the run's keys could not be removed from Redis (${errorMessage(err)}); workers drop the run once its queue is deleted`,
         ),
       );
+    } else if (signal?.aborted && options.retireOnAbort) {
+      const dropped = pending.size;
+      await retire().catch(() => undefined);
+      note(`harness: cancelled; ${dropped} case run(s) not recorded were removed from the queue`);
     } else if (gaveUp) {
       note(
         `harness: Redis at ${shownUrl} stayed unreachable for ${budgetMs / 1000} s (--queue-outage-budget); stopping: ${recordedSoFar()} case run(s) are recorded, ${pending.size} are not`,

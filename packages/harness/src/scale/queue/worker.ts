@@ -54,6 +54,22 @@ export interface PreparedRun {
   suite: Pick<LoadedSuite, 'name' | 'path' | 'totalCases' | 'baseDir' | 'evaluators' | 'vars' | 'redactor' | 'cases'>;
   agent: Agent;
   cleanup?: () => void;
+  /**
+   * Wraps each job's case run (e.g. to tag what the agent writes with the job's attempt, or to close what a dead
+   * worker's attempt of the same job left open before it runs again). Default: run it as is.
+   */
+  aroundJob?: <T>(job: QueuedJobAttempt, run: () => Promise<T>) => Promise<T>;
+}
+
+/** One job as a worker is about to run it: its case x repeat key, and how often it was taken from dead workers. */
+export interface QueuedJobAttempt {
+  run_id: string;
+  test_id: string;
+  repeat: number;
+  /** Times BullMQ recovered this job from a worker that stopped renewing its lock (0: first attempt). */
+  stalled: number;
+  /** Attempts already made after transient errors (BullMQ attemptsMade). */
+  attempts_made: number;
 }
 
 interface ActiveRun {
@@ -303,10 +319,10 @@ export class WorkerHost {
   /** Load the run's suite and agent here, then start a BullMQ Worker on its queue. */
   async #join(record: RunRecord): Promise<void> {
     const t0 = performance.now();
-    const prepared = this.#options.prepareRun
+    const prepared: Omit<PreparedRun, 'agent'> & { agent?: Agent } = this.#options.prepareRun
       ? await this.#options.prepareRun(record)
       : await this.#loadSuite(record).then((loaded) => ({ ...loaded, agent: undefined }));
-    const { suite, cleanup } = prepared;
+    const { suite, cleanup, aroundJob } = prepared;
     let agent: Agent | undefined = prepared.agent;
     try {
       // Cases are indexed while the worker already fetches jobs (a job waits for the index, not the join).
@@ -357,7 +373,19 @@ export class WorkerHost {
           const { UnrecoverableError } = await import('bullmq');
           throw new UnrecoverableError(`case '${data.test_id}' is not in the suite this worker loaded`);
         }
-        const result = await runner.evaluateCase(tc, data.repeat, signal);
+        const evaluate = () => runner.evaluateCase(tc, data.repeat, signal);
+        const result = aroundJob
+          ? await aroundJob(
+              {
+                run_id: data.run_id,
+                test_id: data.test_id,
+                repeat: data.repeat,
+                stalled: job.stalledCounter,
+                attempts_made: job.attemptsMade,
+              },
+              evaluate,
+            )
+          : await evaluate();
         if (!result) throw new Error('the worker stopped before the case finished');
         const attempt = job.attemptsMade + 1;
         const out = result.output;

@@ -41,7 +41,7 @@ export function register(program: Command): void {
     )
     .option('--idle-exit <seconds>', 'exit after this long with no queued campaign', positiveInt('--idle-exit', 86_400))
     .action(async (flags) => {
-      const { checkRedisUrl, RedisUnreachableError } = await import('@aeh/harness/queue/redis');
+      const { checkRedisUrl, connectRedis, RedisUnreachableError } = await import('@aeh/harness/queue/redis');
       try {
         checkRedisUrl(flags.queue);
       } catch (error) {
@@ -52,6 +52,13 @@ export function register(program: Command): void {
         import('../../service/queue-campaign.js'),
       ]);
       let name = '';
+      const log = (m: string) => process.stderr.write(`${m}\n`);
+      // One client for the notes of which chains each attempt writes (docs/soclab/operations.md, a worker dies).
+      let notes: ReturnType<typeof connectRedis> | null = null;
+      const redis = () => {
+        notes ??= connectRedis(flags.queue);
+        return notes;
+      };
       const host = new WorkerHost({
         url: flags.queue,
         runner: SOCLAB_RUNNER,
@@ -62,7 +69,13 @@ export function register(program: Command): void {
         idleExitSeconds: flags.idleExit,
         log: (m) => process.stderr.write(`${m.replace(/^harness worker/, 'soclab worker')}\n`),
         prepareRun: (record) =>
-          prepareQueuedCampaign(record, { evidenceUrl: flags.db, evidenceDir: flags.evidenceDir, workerName: name }),
+          prepareQueuedCampaign(record, {
+            evidenceUrl: flags.db,
+            evidenceDir: flags.evidenceDir,
+            workerName: name,
+            redis,
+            log,
+          }),
       });
       name = host.name;
       let signals = 0;
@@ -81,6 +94,7 @@ export function register(program: Command): void {
         throw error instanceof RedisUnreachableError ? new CliError(error.message, EXIT.usage) : error;
       });
       await host.finished;
+      if (notes) (await (notes as ReturnType<typeof connectRedis>).catch(() => null))?.disconnect();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       process.exitCode = EXIT.ok;
