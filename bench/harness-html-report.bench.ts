@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { Experiment } from '../packages/harness/src/core/experiment.js';
-import { viewOf } from '../packages/harness/src/reporters/base.js';
+import { viewOf } from '../packages/harness/src/core/view.js';
 import { htmlReporter } from '../packages/harness/src/reporters/html.js';
 
 const N = Number(process.env.BENCH_CASES ?? 10_000);

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AgentOutput } from '../core/agent.js';
 import type { AgentDescriptor } from '../core/experiment.js';
-import type { SecretScrubber } from '../secrets/scrubber.js';
+import type { Redactor } from '../core/redactor.js';
 import type { Agent, RunContext } from './base.js';
 import { errorOutput } from './normalize.js';
 
@@ -212,7 +212,7 @@ export async function cassetteAgent(
     name: string;
     baseDir: string;
     agent: { adapter: string; options: Record<string, unknown> };
-    redactor?: SecretScrubber;
+    redactor?: Redactor;
   },
   agentSpec?: { adapter: string; options?: Record<string, unknown> },
 ): Promise<Agent> {

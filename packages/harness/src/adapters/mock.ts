@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AgentOutput, TokenUsage, ToolCallRecord } from '../core/agent.js';
-import { sleep } from '../runner/retry.js';
+import { sleep } from '../core/sleep.js';
 import { defineAdapter } from './base.js';
 
 const JsonObject = z.record(z.string(), z.unknown());

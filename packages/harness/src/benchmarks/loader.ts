@@ -4,6 +4,7 @@ import { dirname, relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import { adapterRegistry } from '../adapters/base.js';
 import type { ThresholdRule } from '../core/experiment.js';
+import type { MetricSpec, SuiteLike } from '../core/suite.js';
 import type { EvaluatorConfig, TestCase } from '../core/testcase.js';
 import {
   CommonEvaluatorOptions,
@@ -15,7 +16,6 @@ import {
 import { metricRegistry } from '../metrics/base.js';
 import { importModule } from '../plugins/import.js';
 import type { PluginBase } from '../plugins/registry.js';
-import type { MetricSpec, SuiteLike } from '../runner/runner.js';
 import { registerCredentialPositions, SecretScrubber } from '../secrets/scrubber.js';
 import { caseContentId } from './hash.js';
 import { type InterpolationIssue, interpolateEnv } from './interpolate.js';

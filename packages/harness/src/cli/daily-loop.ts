@@ -1,6 +1,6 @@
 import type { TestCaseResult } from '../core/result.js';
 import type { TestCase } from '../core/testcase.js';
-import type { ExperimentView } from '../reporters/base.js';
+import type { ExperimentView } from '../core/view.js';
 import { CliError, EXIT } from './common.js';
 
 /**

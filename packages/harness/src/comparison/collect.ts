@@ -1,5 +1,5 @@
 import type { CaseStatus, TestCaseResult } from '../core/result.js';
-import type { ExperimentHeader, ExperimentView } from '../reporters/base.js';
+import type { ExperimentHeader, ExperimentView } from '../core/view.js';
 import { type JournalEntry, readJournalLines } from '../runner/journal.js';
 
 /**

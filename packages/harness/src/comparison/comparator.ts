@@ -1,6 +1,6 @@
 import { displayOf, percentChangeApplies } from '../core/display.js';
 import type { Experiment, MetricDirection, MetricResult } from '../core/experiment.js';
-import { type ExperimentView, isView, viewOf } from '../reporters/base.js';
+import { type ExperimentView, isView, viewOf } from '../core/view.js';
 import { mcnemarExact, pairedBootstrap, signFlipTest } from '../stats/paired.js';
 import { DEFAULT_SEED } from '../stats/rng.js';
 import { collectRun, type RunTable, rowsInOrder } from './collect.js';

@@ -1,11 +1,11 @@
 import { isError, outputText } from '../core/agent.js';
 import { resultKey, type TestCaseResult } from '../core/result.js';
+import type { ExperimentView } from '../core/view.js';
 import { judgePairwise, type PairwiseWinner } from '../evaluators/pairwise.js';
 import { expectedText, isMissing } from '../evaluators/support/expected.js';
 import { JudgeCallError, JudgeSpec, judgeTotals } from '../evaluators/support/judge.js';
 import { JudgeSession } from '../evaluators/support/judge-cache.js';
 import type { PluginContext } from '../plugins/registry.js';
-import type { ExperimentView } from '../reporters/base.js';
 import { type Interval, wilson } from '../stats/wilson.js';
 
 /** Thrown for a `--judge` value that does not name a judge (a usage error). */

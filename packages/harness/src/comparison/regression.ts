@@ -1,5 +1,5 @@
 import type { Experiment, MetricResult } from '../core/experiment.js';
-import type { ExperimentHeader, ExperimentView } from '../reporters/base.js';
+import type { ExperimentHeader, ExperimentView } from '../core/view.js';
 import { applyGate, type GateOptions } from './gate.js';
 import type { ExperimentComparison, RegressionReport, RegressionViolation } from './models.js';
 

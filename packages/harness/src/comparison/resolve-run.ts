@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExperimentView } from '../reporters/base.js';
+import type { ExperimentView } from '../core/view.js';
 
 /** A run opened for reading; `close()` releases whatever backs it (the run index, when it came from there). */
 export interface OpenedRun {
@@ -90,7 +90,7 @@ export async function resolveRun(ref: string, options: ResolveRunOptions = {}): 
 async function experimentFileView(file: string): Promise<ExperimentView> {
   const { readFile } = await import('node:fs/promises');
   const { Experiment } = await import('../core/experiment.js');
-  const { viewOf } = await import('../reporters/base.js');
+  const { viewOf } = await import('../core/view.js');
   const { fromOriginExperiment, isOriginExperiment } = await import('./origin-format.js');
   let raw: unknown;
   try {

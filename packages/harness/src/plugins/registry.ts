@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { SecretScrubber } from '../secrets/scrubber.js';
+import type { Redactor } from '../core/redactor.js';
 
 /** Everything a plugin factory may need from the run that creates it. */
 export interface PluginContext {
@@ -11,7 +11,7 @@ export interface PluginContext {
    * The run's secret scrubber. Adapters register every value they put in a credential position (templated
    * Authorization headers, key-like query parameters...) so it is scrubbed from everything the run writes.
    */
-  secrets?: SecretScrubber;
+  secrets?: Redactor;
 }
 
 /** Fields every registered plugin carries. */

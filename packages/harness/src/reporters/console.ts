@@ -4,7 +4,8 @@ import { colourWanted, tableStyle } from '../core/colour.js';
 import { formatLike, formatSeconds, TIME_LABELS } from '../core/durations.js';
 import type { Experiment } from '../core/experiment.js';
 import type { TestCaseResult } from '../core/result.js';
-import { defineReporter, type ExperimentView } from './base.js';
+import type { ExperimentView } from '../core/view.js';
+import { defineReporter } from './base.js';
 import { renderTo } from './support/sink.js';
 import { asView, reasonOf } from './support/text.js';
 

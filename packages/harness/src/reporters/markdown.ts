@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { formatSeconds } from '../core/durations.js';
 import type { CaseStatus, TestCaseResult } from '../core/result.js';
-import { defineReporter, type ExperimentView } from './base.js';
+import type { ExperimentView } from '../core/view.js';
+import { defineReporter } from './base.js';
 import { renderTo } from './support/sink.js';
 import { asView, directionLabel, markdownCell, percent, reasonOf, titleCase } from './support/text.js';
 

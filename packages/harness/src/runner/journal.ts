@@ -1,7 +1,8 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import type { ResultLocation } from '../core/execution.js';
 import type { ExperimentState, MetricResult, ThresholdOutcome } from '../core/experiment.js';
 import { resultKey, type TestCaseResult } from '../core/result.js';
-import type { ExperimentHeader } from '../reporters/base.js';
+import type { ExperimentHeader } from '../core/view.js';
 
 /** First line of a journal: the experiment without results, state "running". */
 export interface JournalHeaderEntry {
@@ -140,17 +141,6 @@ export function* readJournalLines(path: string, chunkSize = 1 << 20): Generator<
   } finally {
     closeSync(fd);
   }
-}
-
-/** Where one result lives in a journal (its last occurrence; a later duplicate replaces an earlier one). */
-export interface ResultLocation {
-  key: string;
-  test_id: string;
-  repeat: number;
-  /** Suite position of the case when the writer recorded it; first-seen order otherwise. */
-  index: number;
-  offset: number;
-  length: number;
 }
 
 /** What a pass over a journal finds, without keeping result bodies in memory. */

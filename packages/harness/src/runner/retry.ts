@@ -1,3 +1,5 @@
+// The wait between attempts (cut short by an abort) is part of the retry API that @aeh/harness/retry offers.
+export { sleep } from '../core/sleep.js';
 /** How the runner retries outputs an adapter marks `transient` (connection refused/reset, 429, 5xx). */
 export interface RetryPolicy {
   /** Attempts per case including the first (1 disables retries). */
@@ -56,18 +58,4 @@ export class RetryBudget {
   get left(): number {
     return this.#left;
   }
-}
-
-/** Resolve after `ms`, or early (without throwing) when `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted || ms <= 0) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { Experiment } from '../core/experiment.js';
-import { type ExperimentHeader, type ExperimentView, viewOf } from '../reporters/base.js';
+import { type ExperimentHeader, type ExperimentView, viewOf } from '../core/view.js';
 import { indexJournal, JOURNAL_FILE, type JournalIndex, readIndexedResults } from './journal.js';
 
 export const EXPERIMENT_FILE = 'experiment.json';

@@ -3,52 +3,35 @@ import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Agent, adapterRegistry, type RunContext } from '../adapters/base.js';
-import { canonicalJson } from '../benchmarks/hash.js';
 import { AgentOutput } from '../core/agent.js';
+import type { ResultLocation, RunExecutor, RunOutcome, RunProgress } from '../core/execution.js';
 import type {
   AgentDescriptor,
   ExperimentState,
   MetricDisplay,
   MetricResult,
   ThresholdOutcome,
-  ThresholdRule,
 } from '../core/experiment.js';
+import { canonicalJson } from '../core/hash.js';
+import type { Redactor } from '../core/redactor.js';
 import { type EvaluationResult, resultKey, type TestCaseResult, weightedScore } from '../core/result.js';
+import { sleep } from '../core/sleep.js';
+import type { MetricSpec, SuiteLike } from '../core/suite.js';
 import type { EvaluatorConfig, TestCase } from '../core/testcase.js';
+import type { ExperimentHeader, ExperimentView } from '../core/view.js';
 import { createEvaluator, type Evaluator, parseOptions } from '../evaluators/base.js';
 import { type Metric, metricRegistry } from '../metrics/base.js';
 import type { PluginContext } from '../plugins/registry.js';
-import type { ExperimentHeader, ExperimentView } from '../reporters/base.js';
 import { looksSecret, REDACTED, SecretScrubber } from '../secrets/scrubber.js';
 import { acquireRunLock, type RunLock } from '../store/run-lock.js';
 import type { CaseTrace, RunTrace, RunTracer } from '../telemetry/types.js';
 import { captureEnvironment } from './environment.js';
-import {
-  indexJournal,
-  JOURNAL_FILE,
-  type JournalIndex,
-  JournalWriter,
-  type ResultLocation,
-  sortLocations,
-} from './journal.js';
-import { backoffDelay, DEFAULT_RETRY, RetryBudget, type RetryPolicy, sleep } from './retry.js';
+import { indexJournal, JOURNAL_FILE, type JournalIndex, JournalWriter, sortLocations } from './journal.js';
+import { backoffDelay, DEFAULT_RETRY, RetryBudget, type RetryPolicy } from './retry.js';
 import { createRunFolder, EXPERIMENT_FILE, viewOfJournal, writeExperimentFile } from './run-folder.js';
 import { runPool } from './scheduler.js';
 import { slimResult } from './slim.js';
 import { checkThresholds } from './thresholds.js';
-
-/** A metric named in a suite: a registry name, or a name with options. */
-export type MetricSpec = string | { name: string; options?: Record<string, unknown> };
-
-/** Progress after each finished case x repeat. */
-export interface RunProgress {
-  done: number;
-  /** Planned case x repeat runs for this invocation (excludes keys resumed from the journal). */
-  total: number;
-  passed: number;
-  failed: number;
-  errors: number;
-}
 
 export interface RunnerOptions {
   /** Evaluators for cases that name none of their own (a case's own list replaces these). */
@@ -80,18 +63,6 @@ export interface RunHooks {
   onResult?: (result: TestCaseResult, progress: RunProgress) => void;
   /** The run's span when tracing is on: each case x repeat becomes a child span. */
   trace?: RunTrace;
-}
-
-export interface RunOutcome {
-  state: Extract<ExperimentState, 'completed' | 'cancelled'>;
-  /** Slimmed results of this invocation, in case then repeat order. */
-  results: TestCaseResult[];
-  /** Suite positions parallel to `results`. */
-  indexes: number[];
-  /** Where each result was journaled (when a journal was given), in result order. */
-  locations: ResultLocation[];
-  progress: RunProgress;
-  retriesUsed: number;
 }
 
 class CaseAborted extends Error {}
@@ -502,33 +473,6 @@ function withDisplay(
   return out;
 }
 
-/** What runExperiment needs from a suite; `loadSuite` returns one, and code can build one directly. */
-export interface SuiteLike {
-  name: string;
-  version: string;
-  description?: string | null;
-  path?: string;
-  /** Folder that relative paths (module agents, plugins, case files) resolve against. */
-  baseDir: string;
-  contentHash: string;
-  totalCases: number;
-  agent: { adapter: string; options: Record<string, unknown>; label?: string; version?: string };
-  evaluators: EvaluatorConfig[];
-  metrics: MetricSpec[];
-  thresholds: Record<string, ThresholdRule>;
-  /** The metric to read first (one of the suite's metrics); shown first by the viewer and `harness compare`. */
-  headline?: string;
-  /** How metrics are shown, by name (overrides what the metric itself declares). */
-  display?: Record<string, MetricDisplay>;
-  quarantine?: string[];
-  vars?: Record<string, unknown>;
-  redactor?: SecretScrubber;
-  /** Streams the cases (may be called more than once). */
-  cases(): AsyncIterable<TestCase> | Iterable<TestCase>;
-  /** Planned runs for a default repeat count (cases with their own `repeat` count theirs). */
-  plannedRuns?(repeat: number): number;
-}
-
 export interface RunExperimentOptions {
   suite: SuiteLike;
   /** Use this agent instead of creating one from the suite's (or `agentSpec`'s) adapter. */
@@ -572,25 +516,6 @@ export interface RunExperimentOptions {
    */
   reproducible?: { id: string; now: () => Date };
 }
-
-/** What a replacement for the local runner receives (`RunExperimentOptions.execute`). */
-export interface RunExecution {
-  /** The configured runner: repeat count, timeout and metrics (its agent may be a placeholder). */
-  runner: AgentRunner;
-  suite: SuiteLike;
-  /** The run's header (its `id` names the run; on resume, the original header). */
-  header: ExperimentHeader;
-  runDir: string;
-  /** Whether this invocation continues an existing run folder. */
-  resumed: boolean;
-  /** Filter, skip set (keys already journaled), journal, planned total, signal and progress callback. */
-  hooks: RunHooks & { journal: JournalWriter; skip: ReadonlySet<string>; total: number };
-  /** How results are slimmed for metrics. */
-  slim: (result: TestCaseResult) => TestCaseResult;
-}
-
-/** Executes a run's case x repeat keys; must journal each result once and return them like `AgentRunner.run`. */
-export type RunExecutor = (execution: RunExecution) => Promise<RunOutcome>;
 
 export interface RunExperimentResult {
   runDir: string;
@@ -640,7 +565,7 @@ async function lockRunFolder(runDir: string, closeAgent: () => Promise<void>): P
 }
 
 /** Adapter options as recorded in the experiment: secret-looking keys and known secret values redacted. */
-export function redactOptions(options: Record<string, unknown>, redactor?: SecretScrubber): Record<string, unknown> {
+export function redactOptions(options: Record<string, unknown>, redactor?: Redactor): Record<string, unknown> {
   const walk = (value: unknown, key?: string): unknown => {
     if (key !== undefined && looksSecret(key) && (typeof value === 'string' || typeof value === 'number')) {
       return REDACTED;

@@ -1,21 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { canonicalJson } from '../benchmarks/hash.js';
+import type { ResultLocation } from '../core/execution.js';
 import type { ExperimentState, MetricResult, ThresholdOutcome, ThresholdRule } from '../core/experiment.js';
+import { canonicalJson } from '../core/hash.js';
 import type { TestCaseResult } from '../core/result.js';
-import type { ExperimentHeader, ExperimentView } from '../reporters/base.js';
+import type { MetricSpec } from '../core/suite.js';
+import type { ExperimentHeader, ExperimentView } from '../core/view.js';
 import {
   indexJournal,
   JOURNAL_FILE,
   type JournalIndex,
   JournalWriter,
-  type ResultLocation,
   readIndexedResults,
   sortLocations,
 } from '../runner/journal.js';
 import { EXPERIMENT_FILE, viewOfJournal, writeExperimentFile } from '../runner/run-folder.js';
-import { AgentRunner, type MetricSpec } from '../runner/runner.js';
+import { AgentRunner } from '../runner/runner.js';
 import { slimResult } from '../runner/slim.js';
 import { checkThresholds } from '../runner/thresholds.js';
 import type { SecretScrubber } from '../secrets/scrubber.js';

@@ -2,8 +2,8 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import { join, resolve } from 'node:path';
 import { adapterRegistry } from '../adapters/base.js';
 import type { LoadedSuite } from '../benchmarks/loader.js';
+import type { ExperimentHeader } from '../core/view.js';
 import { parseOptions } from '../evaluators/base.js';
-import type { ExperimentHeader } from '../reporters/base.js';
 import { JOURNAL_FILE } from '../runner/journal.js';
 import { DEFAULT_RETRY } from '../runner/retry.js';
 import { type RunExperimentOptions, RunSetupError } from '../runner/runner.js';

@@ -1,3 +1,5 @@
+import type { Redactor } from '../core/redactor.js';
+
 /**
  * The one secret scrubber of the project (harness and soclab). A secret is any value a run has seen in a
  * credential position (Authorization, Proxy-Authorization, Cookie, `*-api-key` / `*-token` headers, basic-auth,
@@ -241,7 +243,7 @@ function positionOf(parent: string | null, key: string): Position | null {
 export function registerCredentialPositions(
   options: unknown,
   env: Readonly<Record<string, string | undefined>>,
-  scrubber: SecretScrubber,
+  scrubber: Pick<Redactor, 'add' | 'addCredential'>,
   parent: string | null = null,
   depth = 0,
 ): void {

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Selectable, sql } from 'kysely';
 import type { CaseStatus, TestCaseResult } from '../core/result.js';
-import type { ExperimentView } from '../reporters/base.js';
+import type { ExperimentView } from '../core/view.js';
 import type { StoreContext } from './indexer.js';
 import type { ExperimentHeader } from './run-files.js';
 import type { ExperimentsTable } from './schema.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { TestCaseResult } from '../core/result.js';
-import type { ExperimentView } from '../reporters/base.js';
+import type { ExperimentView } from '../core/view.js';
 import { openKysely, resolveStoreTarget, type StoreTarget, type StoreTargetOptions } from './connect.js';
 import {
   type IndexOutcome,

@@ -1,5 +1,5 @@
 import type { CaseStatus, TestCaseResult } from '../core/result.js';
-import type { ExperimentHeader } from '../reporters/base.js';
+import type { ExperimentHeader } from '../core/view.js';
 
 /** A metric as the index stores it. */
 export interface StoredMetric {

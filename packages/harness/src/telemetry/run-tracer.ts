@@ -18,7 +18,7 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_WORKFLOW,
 } from '@opentelemetry/semantic-conventions/incubating';
 import type { AgentOutput } from '../core/agent.js';
-import type { ExperimentHeader } from '../reporters/base.js';
+import type { ExperimentHeader } from '../core/view.js';
 import { type AttributeValue, createTracing, type TracedSpan, type Tracing, type TracingOptions } from './otel.js';
 import type { AgentCallTrace, CaseTrace, EvaluatorTrace, RunTrace, RunTracer } from './types.js';
 

@@ -2,7 +2,7 @@ import type { AgentOutput } from '../core/agent.js';
 import type { ExperimentState, MetricResult } from '../core/experiment.js';
 import type { EvaluationResult, TestCaseResult } from '../core/result.js';
 import type { TestCase } from '../core/testcase.js';
-import type { ExperimentHeader } from '../reporters/base.js';
+import type { ExperimentHeader } from '../core/view.js';
 
 // Types only: the runner and adapters name these without loading any OpenTelemetry code. The implementation
 // (./otel.ts) is imported lazily, and only when tracing was asked for.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SecretScrubber } from '../../secrets/scrubber.js';
+import type { Redactor } from '../../core/redactor.js';
 
 /**
  * Request authentication for the HTTP (and MCP over HTTP) adapters: bearer token, basic, API key in a header
@@ -95,7 +95,7 @@ interface CachedToken {
 export function createAuthenticator(
   options: AuthOptions,
   env: Readonly<Record<string, string | undefined>>,
-  scrubber: SecretScrubber,
+  scrubber: Redactor,
   fetchToken: TokenFetch,
   now: () => number = Date.now,
 ): Authenticator {

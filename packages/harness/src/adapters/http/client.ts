@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher, Agent as UndiciAgentClass } from 'undici';
 import type { AgentOutput } from '../../core/agent.js';
+import type { Redactor } from '../../core/redactor.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import {
   isCredentialHeader,
@@ -93,7 +94,7 @@ class ResponseTooLarge extends Error {}
 
 export class HttpAgent implements Agent {
   readonly #options: HttpOptions;
-  readonly #scrubber: SecretScrubber;
+  readonly #scrubber: Redactor;
   readonly #dispatcher: UndiciAgentClass;
   readonly #url: CompiledTemplate<string>;
   readonly #headers: CompiledTemplate<Record<string, string>>;

@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type AgentOutput, type AgentOutputInput, agentOutput, type ToolCallRecordInput } from '../../core/agent.js';
+import type { Redactor } from '../../core/redactor.js';
 import { closest, type PluginContext } from '../../plugins/registry.js';
 import { looksSecret, REDACTED, registerCredentialPositions, SecretScrubber } from '../../secrets/scrubber.js';
 import type { Agent, RunContext } from '../base.js';
@@ -75,7 +76,7 @@ const CONNECTION_CODES = /ECONNREFUSED|ECONNRESET|EPIPE|UND_ERR_SOCKET|fetch fai
 export class McpAgent implements Agent {
   readonly #options: McpOptions;
   readonly #ctx: PluginContext;
-  readonly #scrubber: SecretScrubber;
+  readonly #scrubber: Redactor;
   readonly #transport: 'stdio' | 'http';
   readonly #mode: 'agent' | 'tools';
   readonly #arguments: CompiledTemplate<Json> | null;

@@ -9,6 +9,7 @@ import {
   type ModelResponse,
 } from '@aeh/models';
 import { type AgentOutput, type AgentOutputInput, agentOutput } from '../../core/agent.js';
+import type { Redactor } from '../../core/redactor.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import { looksSecret, REDACTED, registerCredentialPositions, SecretScrubber } from '../../secrets/scrubber.js';
 import type { Agent, RunContext } from '../base.js';
@@ -59,12 +60,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export class ModelAgent implements Agent {
   readonly #options: ModelOptions;
   readonly #provider: ModelProvider;
-  readonly #scrubber: SecretScrubber;
+  readonly #scrubber: Redactor;
   readonly #system: CompiledTemplate<string> | null;
   readonly #messages: CompiledTemplate<{ role: 'system' | 'user' | 'assistant'; content: string }[]>;
   readonly #mode: Mode;
 
-  constructor(options: ModelOptions, provider: ModelProvider, scrubber: SecretScrubber) {
+  constructor(options: ModelOptions, provider: ModelProvider, scrubber: Redactor) {
     this.#options = options;
     this.#provider = provider;
     this.#scrubber = scrubber;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type AgentOutput, agentOutput } from '../../core/agent.js';
+import type { Redactor } from '../../core/redactor.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import { looksSecret, registerCredentialPositions, SecretScrubber } from '../../secrets/scrubber.js';
 import type { Agent, RunContext } from '../base.js';
@@ -56,7 +57,7 @@ export class SubprocessAgent implements Agent {
   readonly #baseDir: string;
   readonly #parentEnv: Readonly<Record<string, string | undefined>>;
   readonly #allow: readonly string[];
-  readonly #scrubber: SecretScrubber;
+  readonly #scrubber: Redactor;
   readonly #templateEnv: Record<string, string | undefined> = {};
   #worker: JsonlWorker | null = null;
 

@@ -148,8 +148,8 @@ export function register(program: Command): void {
 async function pairwiseSection(
   flag: string,
   criteria: string | undefined,
-  baseline: { view(): Promise<import('../../reporters/base.js').ExperimentView> },
-  candidate: { view(): Promise<import('../../reporters/base.js').ExperimentView> },
+  baseline: { view(): Promise<import('../../core/view.js').ExperimentView> },
+  candidate: { view(): Promise<import('../../core/view.js').ExperimentView> },
 ) {
   const { judgeRuns, parseJudgeFlag, renderPairwise } = await import('../../comparison/pairwise-judge.js');
   let spec: ReturnType<typeof parseJudgeFlag>;

@@ -1,5 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
-import { parsePositive, printJson } from '../../store/cli-support.js';
+import { parsePositive, printJson } from '../store-support.js';
 
 /** `harness flaky <suite>`: cases whose pass/fail outcome is unstable across stored runs. */
 export function register(program: Command): void {
@@ -18,8 +18,9 @@ export function register(program: Command): void {
     )
     .option('--runs-dir <dir>', 'folder of run folders', 'runs')
     .action(async (suiteArg, opts) => {
-      const { withStore, table, pct, safeText, CliError } = await import('../../store/cli-support.js');
-      const { suiteNameOf, quarantineOfLatest } = await import('../../store/suite-ref.js');
+      const { withStore, table, pct, safeText, CliError } = await import('../store-support.js');
+      const { suiteNameOf } = await import('../suite-arg.js');
+      const { quarantineOfLatest } = await import('../../store/suite-ref.js');
       await withStore(opts, async (store) => {
         const ref = await suiteNameOf(suiteArg);
         const quarantine = ref.quarantine ?? (await quarantineOfLatest(store, ref.name));

@@ -1,5 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
-import { parsePositive, printJson } from '../../store/cli-support.js';
+import { parsePositive, printJson } from '../store-support.js';
 
 /** `harness history <suite> --metric success_rate`: a metric across a suite's stored runs. */
 export function register(program: Command): void {
@@ -17,8 +17,8 @@ export function register(program: Command): void {
     )
     .option('--runs-dir <dir>', 'folder of run folders', 'runs')
     .action(async (suiteArg, opts) => {
-      const { withStore, table, sparkline, num, when, safeText, CliError } = await import('../../store/cli-support.js');
-      const { suiteNameOf } = await import('../../store/suite-ref.js');
+      const { withStore, table, sparkline, num, when, safeText, CliError } = await import('../store-support.js');
+      const { suiteNameOf } = await import('../suite-arg.js');
       await withStore(opts, async (store) => {
         const { name: suite } = await suiteNameOf(suiteArg);
         const points = await store.metricHistory(suite, opts.metric, { limit: opts.limit, agent: opts.agent });

@@ -1,5 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
-import { printJson } from '../../store/cli-support.js';
+import { printJson } from '../store-support.js';
 
 const STORE_HELP =
   'run index: postgres://... or a SQLite file (default: HARNESS_STORE_URL, else <runs-dir>/index.sqlite)';
@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders', 'runs')
     .action(async (opts) => {
-      const { withStore } = await import('../../store/cli-support.js');
+      const { withStore } = await import('../store-support.js');
       await withStore({ ...opts, sync: false }, async (store) => {
         const out = await store.rebuildIndex(opts.runsDir, { all: opts.all });
         if (opts.json) printJson(out);
@@ -39,7 +39,7 @@ export function register(program: Command): void {
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders', 'runs')
     .action(async (paths, opts) => {
-      const { withStore } = await import('../../store/cli-support.js');
+      const { withStore } = await import('../store-support.js');
       await withStore({ ...opts, sync: false }, async (store) => {
         for (const p of paths) {
           const r = await store.indexRun(p);

@@ -1,7 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { Agent } from '../../adapters/base.js';
 import type { LoadedSuite } from '../../benchmarks/loader.js';
-import type { ExperimentView } from '../../reporters/base.js';
+import type { ExperimentView } from '../../core/view.js';
 import type { RunExperimentOptions, RunExperimentResult } from '../../runner/runner.js';
 import { CliError, collect, EXIT, positiveInt, positiveSeconds } from '../common.js';
 import { failureReason } from '../daily-loop.js';

@@ -1,5 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
-import { parsePositive, printJson } from '../../store/cli-support.js';
+import { parsePositive, printJson } from '../store-support.js';
 
 const STORE_HELP =
   'run index: postgres://... or a SQLite file (default: HARNESS_STORE_URL, else <runs-dir>/index.sqlite)';
@@ -19,9 +19,7 @@ export function register(program: Command): void {
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders', 'runs')
     .action(async (opts) => {
-      const { withStore, table, pct, num, seconds, when, safeText, stateLabel } = await import(
-        '../../store/cli-support.js'
-      );
+      const { withStore, table, pct, num, seconds, when, safeText, stateLabel } = await import('../store-support.js');
       await withStore(opts, async (store) => {
         const page = await store.listRuns({ suite: opts.suite, state: opts.state, limit: opts.limit });
         if (opts.json) return printJson(page);
@@ -76,9 +74,7 @@ export function register(program: Command): void {
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders', 'runs')
     .action(async (ref, opts) => {
-      const { withStore, table, pct, num, seconds, when, safeText, stateLabel } = await import(
-        '../../store/cli-support.js'
-      );
+      const { withStore, table, pct, num, seconds, when, safeText, stateLabel } = await import('../store-support.js');
       await withStore(opts, async (store) => {
         const run = await store.getRun(ref);
         const failures = await store.listCases(run.id, { status: ['failed', 'error'], limit: opts.failures });
@@ -153,7 +149,7 @@ export function register(program: Command): void {
     .option('--store <url>', STORE_HELP)
     .option('--runs-dir <dir>', 'folder of run folders', 'runs')
     .action(async (refs, opts) => {
-      const { withStore, CliError } = await import('../../store/cli-support.js');
+      const { withStore, CliError } = await import('../store-support.js');
       const { rm } = await import('node:fs/promises');
       const { resolve, sep } = await import('node:path');
       const root = resolve(opts.runsDir);

@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .action(async (paths, opts) => {
       const { openStore } = await import('../../store/run-store.js');
       const { startViewer } = await import('../../viewer/server.js');
-      const { CliError, asCliError } = await import('../../store/cli-support.js');
+      const { CliError, asCliError } = await import('../store-support.js');
       const { existsSync } = await import('node:fs');
       for (const p of paths) if (!existsSync(p)) throw new CliError(`run not found: ${p}`, 2);
       const store = await openStore({ store: opts.store, runsDir: opts.runsDir });

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { canonicalJson, sha256 } from '../../benchmarks/hash.js';
+import { canonicalJson, sha256 } from '../../core/hash.js';
 import type { RetryPolicy } from '../../runner/retry.js';
 
 /** File name of a run's judge cache (in the run folder, and in a `--record` cassette folder). */

@@ -1,7 +1,7 @@
 import type { MessageInput, ModelRequestInput } from '@aeh/models';
 import { z } from 'zod';
-import { sha256 } from '../../benchmarks/hash.js';
 import { type AgentOutput, isError, outputText } from '../../core/agent.js';
+import { sha256 } from '../../core/hash.js';
 import type { TestCase } from '../../core/testcase.js';
 import { inputText } from '../../core/testcase.js';
 import { defineEvaluator, type EvaluatorPlugin, errorResult, result } from '../base.js';

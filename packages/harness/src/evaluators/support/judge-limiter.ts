@@ -1,4 +1,4 @@
-import { sleep } from '../../runner/retry.js';
+import { sleep } from '../../core/sleep.js';
 
 /** Limits for one judge model: calls in flight at once, and calls started per minute. */
 export interface JudgeLimits {

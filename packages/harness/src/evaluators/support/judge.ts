@@ -1,8 +1,9 @@
 import type { ModelProvider, ModelRequest, ModelRequestInput, ModelResponse } from '@aeh/models';
 import { z } from 'zod';
-import { sha256 } from '../../benchmarks/hash.js';
+import { sha256 } from '../../core/hash.js';
+import { sleep } from '../../core/sleep.js';
 import type { PluginContext } from '../../plugins/registry.js';
-import { backoffDelay, DEFAULT_RETRY, type RetryPolicy, sleep } from '../../runner/retry.js';
+import { backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../../runner/retry.js';
 import { cohenKappa, krippendorffAlpha } from '../../stats/agreement.js';
 import { parseJsonLoose } from './json.js';
 import { type JudgeCacheEntry, JudgeSession, judgeCacheKey } from './judge-cache.js';

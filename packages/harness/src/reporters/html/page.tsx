@@ -4,7 +4,7 @@
 
 import { formatSeconds, TIME_LABELS } from '../../core/durations.js';
 import type { CaseStatus, TestCaseResult } from '../../core/result.js';
-import type { ExperimentHeader } from '../base.js';
+import type { ExperimentHeader } from '../../core/view.js';
 import { outputOf, reasonOf } from '../support/text.js';
 import { Histogram, IntervalStrip, StatusBar, type StatusCounts, TagBars, type TagStat } from './charts.js';
 

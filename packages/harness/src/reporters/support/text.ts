@@ -1,7 +1,7 @@
 import { outputText } from '../../core/agent.js';
 import type { Experiment } from '../../core/experiment.js';
 import type { TestCaseResult } from '../../core/result.js';
-import { type ExperimentView, isView, viewOf } from '../base.js';
+import { type ExperimentView, isView, viewOf } from '../../core/view.js';
 
 /** Reporters accept either an in-memory experiment or a streamed view. */
 export function asView(run: Experiment | ExperimentView): ExperimentView {

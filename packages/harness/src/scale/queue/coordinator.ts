@@ -2,9 +2,9 @@ import { hostname } from 'node:os';
 import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AgentOutput } from '../../core/agent.js';
+import type { ResultLocation, RunExecution, RunExecutor, RunOutcome, RunProgress } from '../../core/execution.js';
 import { CaseStatus, resultKey, type TestCaseResult } from '../../core/result.js';
-import { type ResultLocation, sortLocations } from '../../runner/journal.js';
-import type { RunExecution, RunExecutor, RunOutcome, RunProgress } from '../../runner/runner.js';
+import { sortLocations } from '../../runner/journal.js';
 import {
   BACKOFF_TYPE,
   JOB_NAME,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ExperimentComparator, metricDeltas, pct } from '../../../src/comparison/comparator.js';
 import { parseTolerance, toleranceFor } from '../../../src/comparison/gate.js';
 import { RegressionDetector } from '../../../src/comparison/regression.js';
-import { viewOf } from '../../../src/reporters/base.js';
+import { viewOf } from '../../../src/core/view.js';
 import { mcnemarExact } from '../../../src/stats/paired.js';
 import { cases, experiment } from './fixtures.js';
 

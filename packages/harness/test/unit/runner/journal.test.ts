@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TestCaseResult } from '../../../src/core/result.js';
-import type { ExperimentHeader } from '../../../src/reporters/base.js';
+import type { ExperimentHeader } from '../../../src/core/view.js';
 import { indexJournal, JournalWriter } from '../../../src/runner/journal.js';
 import { loadRun, writeExperimentFile } from '../../../src/runner/run-folder.js';
 

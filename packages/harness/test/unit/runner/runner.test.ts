@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { SuiteLike } from '../../../src/core/suite.js';
 import type { TestCase } from '../../../src/core/testcase.js';
 import { indexJournal } from '../../../src/runner/journal.js';
-import { AgentRunner, runExperiment, type SuiteLike } from '../../../src/runner/runner.js';
+import { AgentRunner, runExperiment } from '../../../src/runner/runner.js';
 import { checkThresholds } from '../../../src/runner/thresholds.js';
 import { scriptedAgent } from '../../helpers/plugins.js';
 

@@ -3,9 +3,9 @@
  * `--store`/`--runs-dir`, exit codes, tables that stay plain in pipes, and small formatters.
  */
 import { InvalidArgumentError } from '@commander-js/extra-typings';
-import { CliError, EXIT } from '../cli/common.js';
 import { colourWanted, tableStyle } from '../core/colour.js';
-import type { RunStore } from './run-store.js';
+import type { RunStore } from '../store/run-store.js';
+import { CliError, EXIT } from './common.js';
 
 export { CliError, EXIT };
 
@@ -18,8 +18,8 @@ export interface StoreCliOptions {
 
 /** Open the store, bring it up to date with the runs folder, run `fn`, and always close it. */
 export async function withStore<T>(options: StoreCliOptions, fn: (store: RunStore) => Promise<T>): Promise<T> {
-  const { openStore } = await import('./run-store.js');
-  const { resolveStoreTarget } = await import('./connect.js');
+  const { openStore } = await import('../store/run-store.js');
+  const { resolveStoreTarget } = await import('../store/connect.js');
   const { existsSync } = await import('node:fs');
   const runsDir = options.runsDir ?? 'runs';
   const target = resolveStoreTarget({ store: options.store, runsDir });
@@ -56,8 +56,8 @@ export async function withStore<T>(options: StoreCliOptions, fn: (store: RunStor
 
 /** Unknown or ambiguous run references are usage errors (exit 2); the rest keep their meaning. */
 export async function asCliError(err: unknown): Promise<unknown> {
-  const { RunLookupError } = await import('./queries.js');
-  const { RunNotFoundError } = await import('./indexer.js');
+  const { RunLookupError } = await import('../store/queries.js');
+  const { RunNotFoundError } = await import('../store/indexer.js');
   if (err instanceof RunLookupError || err instanceof RunNotFoundError) return new CliError(err.message, EXIT.usage);
   return err;
 }

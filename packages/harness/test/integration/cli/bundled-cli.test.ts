@@ -1,0 +1,74 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// The bundled CLI (scripts/build-bundles.mjs, built by `npm run build` and pretest) inlines the harness. A plugin
+// that imports '@aeh/harness' must still register into the CLI's own registries, and errors must still point
+// at the TypeScript sources.
+const root = resolve(__dirname, '../../../../..');
+const bundle = join(root, 'packages/harness/dist/bundle/cli.js');
+const fixtures = join(root, 'packages/harness/test/fixtures/plugins');
+const built = existsSync(bundle);
+if (!built && process.env.CI) throw new Error(`${bundle} is missing: npm run build (or pretest) builds it`);
+if (!built) console.warn(`skipping bundled-CLI tests: ${bundle} is missing (run node scripts/build-bundles.mjs)`);
+
+function runBundle(args: string[], cwd: string, env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, ['--enable-source-maps', bundle, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', CI: '', ...env },
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe.skipIf(!built)('bundled harness CLI', () => {
+  it('plugins that import @aeh/harness (JS and TypeScript) register into the CLI’s own registries', () => {
+    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    writeFileSync(
+      join(d, 'suite.yaml'),
+      `version: "1.0"
+name: bundled-plugins
+plugins: [${join(fixtures, 'local-plugin.ts')}, ${join(fixtures, 'bundle-identity-plugin.mjs')}]
+agent: { adapter: echo }
+evaluators: [{ name: t_local_plugin, options: { n: 3 } }, t_bundle_identity]
+tests: [{ id: a, input: hi }]
+`,
+    );
+    const r = runBundle(['run', 'suite.yaml', '--out', 'out', '--format', 'json'], d);
+    expect(r.stderr).not.toMatch(/unknown evaluator/);
+    expect(r.code).toBe(0);
+    const exp = JSON.parse(readFileSync(join(d, 'out/experiment.json'), 'utf8'));
+    expect(exp.results[0].evaluations).toEqual([
+      expect.objectContaining({ evaluator: 't_local_plugin', details: { n: 3 } }),
+      expect.objectContaining({ evaluator: 't_bundle_identity', details: { seesTypeScriptPlugin: true } }),
+    ]);
+  });
+
+  it('an unknown plugin name still gets the did-you-mean error, exit 2', () => {
+    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    writeFileSync(
+      join(d, 'suite.yaml'),
+      `version: "1.0"\nname: typo\nagent: { adapter: echo }\nevaluators: [exact_matc]\ntests: [{ id: a, input: hi }]\n`,
+    );
+    const r = runBundle(['run', 'suite.yaml', '--out', 'out'], d);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/did you mean 'exact_match'/);
+  });
+
+  it('stack traces name the TypeScript sources through the source maps', () => {
+    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    // A module adapter whose file throws when loaded: a runtime error (exit 3) with HARNESS_DEBUG printing the stack.
+    writeFileSync(join(d, 'agent.mjs'), "throw new Error('agent module failed to load');\n");
+    writeFileSync(
+      join(d, 'suite.yaml'),
+      `version: "1.0"\nname: trace\nagent: { adapter: module, options: { module: ./agent.mjs } }\nevaluators: [exact_match]\ntests: [{ id: a, input: hi }]\n`,
+    );
+    const r = runBundle(['run', 'suite.yaml', '--out', 'out'], d, { HARNESS_DEBUG: '1' });
+    expect(r.stderr).toMatch(/agent module failed to load/);
+    expect(r.stderr).toMatch(/packages\/harness\/src\/[\w/-]+\.ts:\d+:\d+/);
+    expect(r.stderr).not.toMatch(/dist\/bundle\/[\w-]+\.js:\d+/);
+  });
+});
