@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PositionedDocument } from '@aeh/harness/suite-positions';
 import { nearestName } from '@aeh/models';
-import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import {
   type AttackScenario,
@@ -44,40 +44,28 @@ interface ParsedYaml {
   locateKey: (path: readonly PropertyKey[], key: string) => { line: number; col: number } | null;
 }
 
+/** Parse a YAML file with the harness's positioned parser (the one position tracker both packages use). */
 function parseYamlFile(file: string): ParsedYaml {
   const text = readFileSync(file, 'utf8');
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
-  const problems: LoadProblem[] = [...doc.errors, ...doc.warnings].map((e) => {
-    const pos = e.linePos?.[0];
+  const source = new PositionedDocument(file, text);
+  const at = (offset: number) => source.lines.linePos(offset);
+  if (source.fatal) {
+    const { line, col } = at(source.fatal.offset);
+    throw new ScenarioLoadError([{ file, line: line || 1, col: col || 1, message: source.fatal.message }]);
+  }
+  const problems: LoadProblem[] = [...source.doc.errors, ...source.doc.warnings].map((e) => {
+    const { line, col } = at(e.pos[0]);
     const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-    return { file, line: pos?.line ?? null, col: pos?.col ?? null, message };
+    return { file, line, col, message };
   });
   if (problems.length > 0) throw new ScenarioLoadError(problems);
-  /** Position of the key `key` inside the mapping at `path` (for unknown fields). */
-  const locateKey = (path: readonly PropertyKey[], key: string) => {
-    const parent = path.length === 0 ? doc.contents : doc.getIn(path as unknown[], true);
-    if (isMap(parent)) {
-      const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === key);
-      if (pair && isNode(pair.key) && pair.key.range) {
-        const pos = lineCounter.linePos(pair.key.range[0]);
-        return { line: pos.line, col: pos.col };
-      }
-    }
-    return null;
+  const path = (p: readonly PropertyKey[]) => p.map((k) => (typeof k === 'number' ? k : String(k)));
+  return {
+    data: source.toJS(),
+    locate: (p) => source.position(path(p)),
+    // Position of the key `key` inside the mapping at `p` (for unknown fields).
+    locateKey: (p, key) => source.position([...path(p), key], { key: true }),
   };
-  const locate = (path: readonly PropertyKey[]) => {
-    for (let k = path.length; k >= 0; k--) {
-      const node = k === 0 ? doc.contents : doc.getIn(path.slice(0, k) as unknown[], true);
-      if (isNode(node) && node.range) {
-        // For a missing key, point at the parent mapping's first key rather than its whole value.
-        const pos = lineCounter.linePos(node.range[0]);
-        return { line: pos.line, col: pos.col };
-      }
-    }
-    return null;
-  };
-  return { data: doc.toJS({ maxAliasCount: 50 }), locate, locateKey };
 }
 
 function zodProblems(file: string, parsed: ParsedYaml, error: z.ZodError): LoadProblem[] {
