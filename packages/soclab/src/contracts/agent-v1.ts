@@ -1,3 +1,4 @@
+import { issuePath } from '@aeh/harness/zod-issues';
 import { z } from 'zod';
 import { RefusalCode, TrustLabel, WORKING_STAGES } from './enums.js';
 
@@ -183,7 +184,7 @@ export function checkAgentResponse(body: unknown): AgentResponseCheck {
   if (result.success) return { ok: true, value: result.data };
   const issues = result.error.issues;
   const shown = issues.slice(0, 5).map((issue) => {
-    const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+    const path = issuePath(issue);
     const message =
       issue.code === 'unrecognized_keys'
         ? `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k.slice(0, 64))).join(', ')}`

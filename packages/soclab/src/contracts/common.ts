@@ -1,3 +1,4 @@
+import { formatZodIssues } from '@aeh/harness/zod-issues';
 import { z } from 'zod';
 import { reproducibleNow, seededUuid } from './reproducible.js';
 
@@ -57,15 +58,8 @@ export const TimestampNow = UtcTimestamp.default(nowUtc);
 export const JsonObject = z.record(z.string(), z.unknown()).overwrite((v) => deepFreeze(structuredClone(v)));
 export type JsonObject = Readonly<Record<string, unknown>>;
 
-/** Parse with a schema and return a frozen value; errors name the field path. */
-export function formatZodIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
-      return `${path}: ${issue.message}`;
-    })
-    .join('; ');
-}
+/** Every issue as `path: message`, joined by '; ' (the harness's formatter, shared by both packages). */
+export { formatZodIssues };
 
 /** Validation failure of a soclab contract; the message names each failing field path. */
 export class ContractValidationError extends Error {

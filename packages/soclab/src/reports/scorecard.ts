@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { firstZodIssue } from '@aeh/harness/zod-issues';
 import { z } from 'zod';
 import { Robustness } from '../attack/robustness.js';
 import type { CampaignInfo, CampaignRun } from '../campaign/run.js';
@@ -334,8 +335,7 @@ export function readScorecard(path: string): Scorecard {
   }
   const parsed = Scorecard.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${path}: not a soclab scorecard (${issue.path.join('.') || '(root)'}: ${issue.message})`);
+    throw new Error(`${path}: not a soclab scorecard (${firstZodIssue(parsed.error)})`);
   }
   // A file edited or assembled by hand could pair a baseline scored under another profile: refuse to render it.
   const c = parsed.data.comparison;

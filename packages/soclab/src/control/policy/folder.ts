@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { firstZodIssue } from '@aeh/harness/zod-issues';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../../contracts/canonical.js';
 import { PolicyLoadError } from './engine.js';
@@ -77,8 +78,7 @@ export function readPolicyFolder(dir: string): PolicyFolder {
     }
     const parsed = Manifest.safeParse(raw);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new PolicyLoadError(`${manifestPath}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+      throw new PolicyLoadError(`${manifestPath}: ${firstZodIssue(parsed.error)}`);
     }
     version = parsed.data.version;
   }

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { firstZodIssue } from '@aeh/harness/zod-issues';
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { DecisionOutcome, RiskTier } from '../../contracts/enums.js';
@@ -111,7 +112,7 @@ function loadFile(path: string): LoadedPolicyCase[] {
     const issue = parsed.error.issues[0];
     const node = doc.getIn(issue?.path ?? [], true) as { range?: [number, number, number] } | undefined;
     const at = node && typeof node === 'object' && 'range' in node ? node.range?.[0] : undefined;
-    throw new PolicyLoadError(`${where(at)}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+    throw new PolicyLoadError(`${where(at)}: ${firstZodIssue(parsed.error)}`);
   }
   const casesNode = doc.get('cases', true);
   return parsed.data.cases.map((c, index) => {
