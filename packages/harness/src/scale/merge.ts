@@ -7,6 +7,7 @@ import { canonicalJson } from '../core/hash.js';
 import type { TestCaseResult } from '../core/result.js';
 import type { MetricSpec } from '../core/suite.js';
 import type { ExperimentHeader, ExperimentView } from '../core/view.js';
+import { AgentRunner } from '../runner/agent-runner.js';
 import {
   indexJournal,
   JOURNAL_FILE,
@@ -16,7 +17,6 @@ import {
   sortLocations,
 } from '../runner/journal.js';
 import { EXPERIMENT_FILE, viewOfJournal, writeExperimentFile } from '../runner/run-folder.js';
-import { AgentRunner } from '../runner/runner.js';
 import { slimResult } from '../runner/slim.js';
 import { checkThresholds } from '../runner/thresholds.js';
 import type { SecretScrubber } from '../secrets/scrubber.js';

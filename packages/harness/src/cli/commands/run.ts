@@ -2,7 +2,7 @@ import type { Command } from '@commander-js/extra-typings';
 import type { Agent } from '../../adapters/base.js';
 import type { LoadedSuite } from '../../benchmarks/loader.js';
 import type { ExperimentView } from '../../core/view.js';
-import type { RunExperimentOptions, RunExperimentResult } from '../../runner/runner.js';
+import type { RunExperimentOptions, RunExperimentResult } from '../../runner/experiment.js';
 import { CliError, collect, EXIT, positiveInt, positiveSeconds } from '../common.js';
 import { failureReason } from '../daily-loop.js';
 
@@ -250,7 +250,7 @@ export async function executeRun(
   const reporters = await resolveReporters(request.formats);
   setScrub((t) => suite.redactor.text(t));
 
-  const { runExperiment } = await import('../../runner/runner.js');
+  const { runExperiment } = await import('../../runner/experiment.js');
   const selection = await selectCases(request, suite);
   const controller = new AbortController();
   const progress = await createProgress(request.progress && request.verbosity !== 'quiet');

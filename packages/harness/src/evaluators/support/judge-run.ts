@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { CliError, EXIT } from '../../cli/common.js';
 import type { PluginContext } from '../../plugins/registry.js';
-import type { RunExperimentOptions } from '../../runner/runner.js';
+import type { RunExperimentOptions } from '../../runner/experiment.js';
 import type { JudgeContext } from './judge.js';
 import { JudgeCacheError, JudgeSession } from './judge-cache.js';
 

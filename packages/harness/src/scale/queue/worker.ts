@@ -7,8 +7,8 @@ import { type Agent, adapterRegistry } from '../../adapters/base.js';
 import type { LoadedSuite } from '../../benchmarks/loader.js';
 import type { TestCase } from '../../core/testcase.js';
 import { parseOptions } from '../../evaluators/base.js';
+import { AgentRunner } from '../../runner/agent-runner.js';
 import { backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../../runner/retry.js';
-import { AgentRunner } from '../../runner/runner.js';
 import {
   BACKOFF_TYPE,
   JobData,

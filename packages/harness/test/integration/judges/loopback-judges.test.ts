@@ -6,7 +6,7 @@ import { TestCase } from '../../../src/core/testcase.js';
 import '../../../src/evaluators/index.js';
 import { JudgeSession } from '../../../src/evaluators/support/judge-cache.js';
 import { resetJudgeLimiters } from '../../../src/evaluators/support/judge-limiter.js';
-import { AgentRunner } from '../../../src/runner/runner.js';
+import { AgentRunner } from '../../../src/runner/agent-runner.js';
 import { type JudgeBehaviour, type SeenRequest, startJudgeServer } from '../../helpers/judge-server.js';
 
 type Server = Awaited<ReturnType<typeof startJudgeServer>>;

@@ -4,7 +4,7 @@ import { agentOutput } from '../../../src/core/agent.js';
 import type { EvaluationResult } from '../../../src/core/result.js';
 import { defineEvaluator, result } from '../../../src/evaluators/base.js';
 import { reasonOf } from '../../../src/reporters/support/text.js';
-import { AgentRunner } from '../../../src/runner/runner.js';
+import { AgentRunner } from '../../../src/runner/agent-runner.js';
 import { run, tc } from './helpers.js';
 
 // An evaluator that returns whatever score the case's expected value says, built either with the

@@ -8,7 +8,7 @@ import { agentOutput } from '../../../src/core/agent.js';
 import type { TestCaseResult } from '../../../src/core/result.js';
 import type { TestCase } from '../../../src/core/testcase.js';
 import { reasonOf } from '../../../src/reporters/support/text.js';
-import { AgentRunner, NO_EVALUATOR_NOTE } from '../../../src/runner/runner.js';
+import { AgentRunner, NO_EVALUATOR_NOTE } from '../../../src/runner/agent-runner.js';
 
 beforeAll(loadBuiltins);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactOptions } from '../../../src/runner/runner.js';
+import { redactOptions } from '../../../src/runner/experiment.js';
 import { looksSecret, REDACTED } from '../../../src/secrets/scrubber.js';
 
 describe('experiment.json agent options: settings stay readable, credentials do not', () => {

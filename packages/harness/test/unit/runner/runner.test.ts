@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SuiteLike } from '../../../src/core/suite.js';
 import type { TestCase } from '../../../src/core/testcase.js';
+import { AgentRunner } from '../../../src/runner/agent-runner.js';
+import { runExperiment } from '../../../src/runner/experiment.js';
 import { indexJournal } from '../../../src/runner/journal.js';
-import { AgentRunner, runExperiment } from '../../../src/runner/runner.js';
 import { checkThresholds } from '../../../src/runner/thresholds.js';
 import { scriptedAgent } from '../../helpers/plugins.js';
 

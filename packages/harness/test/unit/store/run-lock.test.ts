@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SuiteLike } from '../../../src/core/suite.js';
 import type { TestCase } from '../../../src/core/testcase.js';
-import { runExperiment } from '../../../src/runner/runner.js';
+import { runExperiment } from '../../../src/runner/experiment.js';
 import { acquireRunLock, RUN_LOCK_HOLDER_FILE, RunLockedError } from '../../../src/store/run-lock.js';
 import { scriptedAgent } from '../../helpers/plugins.js';
 
