@@ -1,20 +1,23 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { ModelProvider } from '@aeh/models';
 import { type CampaignRun, type CampaignProgress as RunnerProgress, runCampaign } from '../campaign/run.js';
 import { selectScenarios } from '../campaign/suite.js';
 import { AUTHORITY_LABELS } from '../contracts/enums.js';
 import type { AttackScenario } from '../contracts/scenarios.js';
-import type { ApprovalInbox } from '../control/approval-inbox.js';
+import type { ApprovalInbox, PersistedRequest } from '../control/approval-inbox.js';
 import { parseApproverMode } from '../control/approver.js';
 import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
-import { sealInterruptedRuns } from '../evidence/interrupted.js';
+import { openRuns, sealInterruptedRuns } from '../evidence/interrupted.js';
+import { resumingStore } from '../evidence/resume-replay.js';
 import type { EvidenceStore, SqlEvidenceStore } from '../evidence/store.js';
 import { checkProviderSelection, isLiveProvider, soclabProviderRegistry } from '../providers/registry.js';
+import { reportDate } from '../reports/scorecard.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
+import type { CampaignJob } from '../service/campaign-job.js';
 import type { CampaignWorkerPool } from '../service/worker-pool.js';
 import type { CampaignCreate, CampaignProgress, CampaignSummaryRow, CampaignView } from './schemas.js';
-import type { ApiStore, CampaignRow, CampaignStatus } from './store.js';
+import type { ApiStore, ApprovalRow, CampaignRow, CampaignStatus } from './store.js';
 
 /** A campaign request the server refuses before anything runs (API 400), naming the field at fault. */
 export class CampaignRequestError extends Error {
@@ -62,11 +65,18 @@ export interface CampaignServiceOptions {
   providerFactory?: (scenario: AttackScenario) => ModelProvider;
   /** Report background failures (never throws). */
   log?: (message: string) => void;
+  /** Resolves once the approvals inbox's pending store writes are done. */
+  approvalWrites?: () => Promise<void>;
   /**
    * Run campaigns on these worker threads instead of the server's event loop (each opens `databaseUrl` itself).
    * Ignored with a `providerFactory` (a function cannot cross to a thread).
    */
   pool?: { workers: CampaignWorkerPool; databaseUrl: string };
+  /**
+   * Redis URL (`queue_url`): this server coordinates each campaign and its scenario runs go to `soclab worker`
+   * processes (service/queue-campaign.ts); the coordinator runs on a pool thread when there is a pool.
+   */
+  queueUrl?: string;
 }
 
 const EMPTY_PROGRESS: CampaignProgress = {
@@ -124,18 +134,23 @@ const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(reso
  * Scripted runs are CPU-bound with few real awaits, so without this a running campaign would hold every HTTP
  * request (progress polls, approvals) until it finished. The server owns the store: `close` does nothing.
  */
-function yieldingStore(store: SqlEvidenceStore, runIds: Set<string>): EvidenceStore {
+function yieldingStore(store: SqlEvidenceStore, runIds: Set<string>, onRunId?: (id: string) => void): EvidenceStore {
+  const note = (runId: string) => {
+    if (runIds.has(runId)) return;
+    runIds.add(runId);
+    onRunId?.(runId);
+  };
   return {
     get location() {
       return store.location;
     },
     async append(runId, event) {
-      runIds.add(runId);
+      note(runId);
       await nextTick();
       return store.append(runId, event);
     },
     async appendMany(runId, events) {
-      runIds.add(runId);
+      note(runId);
       await nextTick();
       return store.appendMany(runId, events);
     },
@@ -160,6 +175,62 @@ function yieldingStore(store: SqlEvidenceStore, runIds: Set<string>): EvidenceSt
 }
 
 /**
+ * What a restart finds of the campaigns that were waiting for a person: `soclab serve` keeps them (their chains stay
+ * open, their requests pending) instead of failing them, and resumes each when its request is decided or lapses.
+ */
+export interface ResumableCampaigns {
+  readonly campaignIds: ReadonlySet<string>;
+  /** The chains they wrote to (not to be closed as interrupted). */
+  readonly runIds: ReadonlySet<string>;
+  /** Their persisted requests (any outcome), for the inbox. */
+  readonly requests: readonly PersistedRequest[];
+}
+
+/**
+ * Campaigns a previous server process left `running` that can resume: seeded, approver `human`, with at least one
+ * request still pending that was persisted with its proposal and hash. Anything else that was running cannot be
+ * continued (its runs are not reproducible) and is failed by `CampaignService.recover`.
+ */
+export async function findResumableCampaigns(store: ApiStore): Promise<ResumableCampaigns> {
+  const candidates = (await store.campaignsWithStatus(['running'])).filter(
+    (c) => c.request.approver === 'human' && typeof c.request.seed === 'number' && c.epoch_ms !== null,
+  );
+  const rows = await store.approvalsOf(candidates.map((c) => c.campaign_id));
+  const complete = (r: ApprovalRow) => r.proposal !== null && r.proposal_hash !== null;
+  const ids = new Set(rows.filter((r) => r.outcome === 'pending' && complete(r)).map((r) => r.campaign_id!));
+  const requests: PersistedRequest[] = [];
+  for (const r of rows) {
+    if (!ids.has(r.campaign_id!) || !complete(r)) continue;
+    if (r.outcome !== 'pending' && r.outcome !== 'approved' && r.outcome !== 'rejected' && r.outcome !== 'expired') {
+      continue;
+    }
+    const proposal = r.proposal as unknown as PersistedRequest['entry']['proposal'];
+    requests.push({
+      entry: {
+        approval_id: r.approval_id,
+        campaign_id: r.campaign_id,
+        run_id: r.run_id,
+        scenario_id: r.scenario_id,
+        incident_id: typeof proposal.incident_id === 'string' ? proposal.incident_id : '',
+        proposal,
+        reason_codes: r.reason_codes,
+        requested_at: r.requested_at,
+        deadline: r.deadline,
+        scope: r.scope,
+      },
+      proposal_hash: r.proposal_hash!,
+      outcome: r.outcome,
+      approver_id: r.approver_id,
+      reason: r.reason,
+    });
+  }
+  const runIds = await store.campaignRuns([...ids]);
+  // The asking runs' chains, even if the note of their first write did not reach the store before a crash.
+  for (const r of rows) if (ids.has(r.campaign_id!)) runIds.add(r.run_id);
+  return { campaignIds: ids, runIds, requests };
+}
+
+/**
  * Campaigns as background jobs: a POST stores the request as `queued` and returns at once; up to `maxRunning`
  * campaigns run at a time (the rest wait in order); progress, results and failures are written to the database,
  * so a restarted server still lists them. A campaign interrupted by a restart is marked failed; queued ones run.
@@ -170,6 +241,14 @@ export class CampaignService {
   /** Who cancelled a running campaign (its failure is then recorded as a cancellation). */
   private readonly cancelledBy = new Map<string, string>();
   private readonly live = new Map<string, CampaignProgress>();
+  /** Campaigns waiting for a person with no run in this process (after a restart, or being stopped): resumable. */
+  private readonly suspended = new Set<string>();
+  /** Campaigns to run as a resume (journal kept, chains replayed) when they leave the queue. */
+  private readonly resuming = new Set<string>();
+  /** The chains each running campaign wrote to in this process. */
+  private readonly chains = new Map<string, Set<string>>();
+  /** Each running campaign's store writes (progress, chain notes) still in flight. */
+  private readonly writesOf = new Map<string, () => Promise<void>>();
   private readonly corpus: ScenarioCorpus;
   private closed = false;
 
@@ -177,10 +256,19 @@ export class CampaignService {
     this.corpus = options.corpus ?? loadCorpus();
   }
 
-  /** On start: campaigns a previous process left running failed; queued ones are picked up again. */
-  async recover(): Promise<void> {
+  /**
+   * On start: campaigns a previous process left running failed, except those waiting for a person (`resumable`):
+   * they stay running, their requests are listed again and they resume when decided; queued ones are picked up again.
+   */
+  async recover(
+    resumable: ResumableCampaigns = { campaignIds: new Set(), runIds: new Set(), requests: [] },
+  ): Promise<void> {
     const now = new Date().toISOString();
+    for (const id of resumable.campaignIds) this.suspended.add(id);
+    // Restoring may settle requests whose deadline passed while the server was down: those campaigns resume now.
+    this.options.inbox.restore(resumable.requests);
     for (const row of await this.options.store.campaignsWithStatus(['running'])) {
+      if (resumable.campaignIds.has(row.campaign_id)) continue;
       await this.options.store.updateCampaign(row.campaign_id, {
         status: 'failed',
         finished_at: now,
@@ -189,6 +277,27 @@ export class CampaignService {
     }
     for (const row of await this.options.store.campaignsWithStatus(['queued'])) this.queue.push(row.campaign_id);
     this.pump();
+  }
+
+  /**
+   * A request of a suspended campaign was decided (or lapsed): run the campaign again from its run folder's
+   * journal; the run that waited is re-executed from its seeded scope and meets the persisted decision.
+   */
+  resume(campaignId: string): void {
+    if (this.closed || !this.suspended.delete(campaignId)) return;
+    this.resuming.add(campaignId);
+    this.queue.unshift(campaignId);
+    this.pump();
+  }
+
+  /** The chains of campaigns suspended while the server stops (they stay open for the restart). */
+  async suspendedChains(): Promise<Set<string>> {
+    const out = await this.options.store.campaignRuns([...this.suspended]);
+    for (const id of this.suspended) for (const runId of this.chains.get(id) ?? []) out.add(runId);
+    for (const e of await this.options.store.pendingApprovals()) {
+      if (e.campaign_id !== null && this.suspended.has(e.campaign_id)) out.add(e.run_id);
+    }
+    return out;
   }
 
   /**
@@ -207,16 +316,40 @@ export class CampaignService {
     const campaignId = randomUUID();
     const createdAt = new Date().toISOString();
     const stored = { ...request };
+    if (stored.seed !== undefined && (await this.options.store.seedInUse(stored.seed))) {
+      throw new CampaignRequestError(
+        'seed',
+        `seed ${stored.seed} is already used by a campaign of this server (seeded runs would share chains); choose another`,
+      );
+    }
+    // A campaign that waits for people is seeded, so a restart can re-execute its waiting run exactly.
+    if (stored.seed === undefined && request.approver === 'human') stored.seed = await this.freshSeed();
+    let epochMs: number | null = null;
+    if (stored.seed !== undefined) {
+      try {
+        epochMs = reportDate(this.options.env ?? process.env).getTime();
+      } catch (error) {
+        throw new CampaignRequestError('seed', (error as Error).message);
+      }
+    }
     await this.options.store.insertCampaign({
       campaign_id: campaignId,
       owner,
       request: stored,
       progress: EMPTY_PROGRESS,
       created_at: createdAt,
+      epoch_ms: epochMs,
     });
     this.queue.push(campaignId);
     this.pump();
     return (await this.get(campaignId))!;
+  }
+
+  private async freshSeed(): Promise<number> {
+    for (;;) {
+      const seed = randomInt(0, 2 ** 31 - 1);
+      if (!(await this.options.store.seedInUse(seed))) return seed;
+    }
   }
 
   private check(request: CampaignCreate): void {
@@ -243,6 +376,13 @@ export class CampaignService {
       if (request.approver !== 'none') {
         throw new CampaignRequestError('approver', 'approvers apply to protected mode only (baseline asks no one)');
       }
+    }
+    if (request.approver === 'human' && this.options.queueUrl) {
+      // A person's decision must reach the run that waits for it; on a Redis worker that run is in another process.
+      throw new CampaignRequestError(
+        'approver',
+        "approver 'human' cannot run on Redis workers (this server has queue_url set): the approvals inbox cannot reach a run on a soclab worker; use a simulated approver (none, ideal, rubber_stamp, noisy:<p>) or a server without queue_url",
+      );
     }
     if (request.approver !== 'human') {
       try {
@@ -315,6 +455,14 @@ export class CampaignService {
       // Runs waiting for a person would otherwise wait out their timeout.
       this.options.inbox.cancel({ campaign_id: campaignId }, `the campaign was cancelled by ${by}`);
       await job.done;
+    } else if (this.suspended.delete(campaignId)) {
+      // Waiting for a person since a restart: nothing runs; its requests are cancelled and its open chains closed.
+      this.options.inbox.cancel({ campaign_id: campaignId }, `the campaign was cancelled by ${by}`);
+      await this.options.approvalWrites?.();
+      const mine = await this.options.store.campaignRuns([campaignId]);
+      const open = new Set((await openRuns(this.options.evidence)).filter((id) => mine.has(id)));
+      if (open.size > 0) await sealInterruptedRuns(this.options.evidence, error, open);
+      await this.options.store.updateCampaign(campaignId, { status: 'cancelled', finished_at: now(), error });
     } else if (row.status === 'queued' || row.status === 'running') {
       // Not in this process's queue (should not happen after recover): record the cancellation all the same.
       await this.options.store.updateCampaign(campaignId, { status: 'cancelled', finished_at: now(), error });
@@ -342,16 +490,22 @@ export class CampaignService {
   private async execute(campaignId: string, signal: AbortSignal): Promise<void> {
     const { store } = this.options;
     const row = await store.getCampaign(campaignId);
-    if (row?.status !== 'queued') return;
+    const resume = this.resuming.delete(campaignId);
+    if (row?.status !== (resume ? 'running' : 'queued')) return;
     const request = row.request as unknown as CampaignCreate;
     const runDir = join(this.options.dataDir, 'campaigns', campaignId);
-    const progress: CampaignProgress = { ...EMPTY_PROGRESS };
+    const progress: CampaignProgress = {
+      ...EMPTY_PROGRESS,
+      ...(resume ? (row.progress as Partial<CampaignProgress>) : {}),
+    };
     this.live.set(campaignId, progress);
-    await store.updateCampaign(campaignId, {
-      status: 'running',
-      started_at: new Date().toISOString(),
-      run_dir: runDir,
-    });
+    if (!resume) {
+      await store.updateCampaign(campaignId, {
+        status: 'running',
+        started_at: new Date().toISOString(),
+        run_dir: runDir,
+      });
+    }
     let writes = Promise.resolve();
     const persist = () => {
       const snapshot = { ...progress };
@@ -359,6 +513,12 @@ export class CampaignService {
     };
     const human = request.approver === 'human';
     const runIds = new Set<string>();
+    this.chains.set(campaignId, runIds);
+    this.writesOf.set(campaignId, () => writes);
+    // Each chain the campaign writes to is noted in the store, so a restart knows which open chains it may resume.
+    const noteRun = (id: string) => {
+      writes = writes.then(() => store.addCampaignRun(campaignId, id)).catch(() => undefined);
+    };
     const approvalTimeout = request.approval_timeout_seconds ?? this.options.approvalTimeoutSeconds;
     try {
       const campaignOptions = {
@@ -370,6 +530,7 @@ export class CampaignService {
         scenarios: request.scenario_ids,
         approver: request.approver,
         ablate: request.ablate,
+        seed: request.seed,
         concurrency: this.options.concurrency,
         // A run waiting for a person must outlive the wait.
         timeout: human ? approvalTimeout + 300 : 300,
@@ -390,21 +551,36 @@ export class CampaignService {
         persist();
       };
       const pool = this.options.providerFactory ? undefined : this.options.pool;
-      const run: Omit<CampaignRun, 'scorecard'> = pool
-        ? await pool.workers.run(
-            {
-              campaign_id: campaignId,
-              options: campaignOptions,
-              run_dir: runDir,
-              database_url: pool.databaseUrl,
-              human,
-            },
-            {
+      const epochMs = row.epoch_ms ?? undefined;
+      const job: CampaignJob | null = pool
+        ? {
+            campaign_id: campaignId,
+            options: campaignOptions,
+            run_dir: runDir,
+            database_url: pool.databaseUrl,
+            human,
+            epoch_ms: epochMs,
+            resume,
+            queue: this.options.queueUrl,
+          }
+        : null;
+      const run: Omit<CampaignRun, 'scorecard'> =
+        pool && job
+          ? await pool.workers.run(job, {
               signal,
               approvalService,
-              onRunId: (id) => runIds.add(id),
-              // The worker died: its attempt's chains are closed as interrupted and the campaign starts over.
+              onRunId: (id) => {
+                if (!runIds.has(id)) noteRun(id);
+                runIds.add(id);
+              },
               onRetry: async ({ runIds: abandoned, reason }) => {
+                if (request.seed !== undefined) {
+                  // Seeded: the new attempt continues this one (journal kept, chains replayed, the same requests
+                  // waited on), since its run ids are the same; nothing is closed or asked twice.
+                  job.resume = true;
+                  return;
+                }
+                // The worker died: its attempt's chains are closed as interrupted and the campaign starts over.
                 await sealInterruptedRuns(
                   this.options.evidence,
                   `${safe(reason)}; the campaign was started again on another worker`,
@@ -423,23 +599,28 @@ export class CampaignService {
                 persist();
               },
               onProgress,
-            },
-          )
-        : withoutScorecard(
-            await runCampaign(campaignOptions, {
-              signal,
-              runDir,
-              evidence: yieldingStore(this.options.evidence, runIds),
-              corpus: this.corpus,
-              providerFactory: this.options.providerFactory,
-              approvalService,
-              onStart: ({ total }) => {
-                progress.total = total;
-                persist();
-              },
-              onProgress,
-            }),
-          );
+            })
+          : withoutScorecard(
+              await runCampaign(campaignOptions, {
+                signal,
+                runDir,
+                epochMs,
+                resume,
+                evidence: resume
+                  ? resumingStore(yieldingStore(this.options.evidence, runIds, noteRun))
+                  : yieldingStore(this.options.evidence, runIds, noteRun),
+                // Queued: the workers load their own corpus (the server refuses an injected one with queue_url).
+                corpus: this.options.queueUrl ? undefined : this.corpus,
+                queue: this.options.queueUrl,
+                providerFactory: this.options.providerFactory,
+                approvalService,
+                onStart: ({ total }) => {
+                  progress.total = total;
+                  persist();
+                },
+                onProgress,
+              }),
+            );
       await writes;
       if (signal.aborted || run.info.state === 'cancelled') throw new Error('aborted');
       // The scorecard is rebuilt on demand (with or without a baseline); the campaign is named by its API id, and
@@ -454,6 +635,8 @@ export class CampaignService {
       });
     } catch (error) {
       await writes;
+      // Stopped while waiting for a person: it stays running (and pending) for the next start to resume.
+      if (this.suspended.has(campaignId)) return;
       const cancelledBy = this.cancelledBy.get(campaignId);
       const message = cancelledBy
         ? `cancelled by ${cancelledBy}`
@@ -474,7 +657,11 @@ export class CampaignService {
       });
     } finally {
       this.cancelledBy.delete(campaignId);
-      this.options.inbox.cancel({ campaign_id: campaignId }, 'the campaign ended');
+      if (!this.suspended.has(campaignId)) {
+        this.options.inbox.cancel({ campaign_id: campaignId }, 'the campaign ended');
+        this.chains.delete(campaignId);
+        this.writesOf.delete(campaignId);
+      }
     }
   }
 
@@ -483,12 +670,28 @@ export class CampaignService {
     return this.running.size;
   }
 
-  /** Stop taking work, abort running campaigns (they are marked failed) and wait for them to settle. */
+  /**
+   * Stop taking work, abort running campaigns (they are marked failed) and wait for them to settle. A seeded
+   * campaign whose runs wait for a person is suspended instead: its requests stay pending in the store, its chains
+   * open, and the next start resumes it (its run in this process is abandoned where it waits).
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.queue.length = 0;
-    for (const { controller } of this.running.values()) controller.abort();
+    const stopping: Promise<void>[] = [];
+    for (const [id, { controller, done }] of this.running) {
+      const row = await this.options.store.getCampaign(id);
+      const seeded = typeof row?.request.seed === 'number' && row.epoch_ms !== null;
+      if (seeded && row?.request.approver === 'human' && this.options.inbox.pending({ campaign_id: id }).length > 0) {
+        this.suspended.add(id);
+        this.options.inbox.suspend(id);
+        await this.writesOf.get(id)?.();
+        continue;
+      }
+      controller.abort();
+      stopping.push(done);
+    }
     this.options.inbox.cancel({}, 'the server is shutting down');
-    await Promise.all([...this.running.values()].map((r) => r.done));
+    await Promise.all(stopping);
   }
 }

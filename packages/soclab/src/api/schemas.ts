@@ -43,6 +43,17 @@ export const CampaignCreate = z
     ablate: z.enum(ABLATABLE_CONTROLS).optional(),
     /** Seconds a run waits for a human decision (default: the server's setting). */
     approval_timeout_seconds: z.number().int().min(1).max(86_400).optional(),
+    /**
+     * Reproducible mode (as `soclab campaign --seed`): ids, times and grant keys derive from it, so the campaign can
+     * be re-executed exactly. A campaign with approver `human` gets one when none is given (a restart resumes its
+     * waiting runs from it); a seed is used by one campaign per server.
+     */
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .optional(),
     /** Free text shown in the console (untrusted; rendered as text). */
     note: z.string().max(500).optional(),
   })

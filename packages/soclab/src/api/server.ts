@@ -18,17 +18,18 @@ import {
 import pino from 'pino';
 import { z } from 'zod';
 import type { AttackScenario } from '../contracts/scenarios.js';
-import { ApprovalInbox } from '../control/approval-inbox.js';
+import { ApprovalInbox, persistedProposal } from '../control/approval-inbox.js';
+import { proposalHash } from '../control/grants.js';
 import { loadPolicyEngine } from '../control/policy/index.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
-import { sealInterruptedRuns } from '../evidence/interrupted.js';
+import { openRuns, sealInterruptedRuns } from '../evidence/interrupted.js';
 import { openEvidenceStore } from '../evidence/store.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import '../modes/builtin.js';
 import { CampaignWorkerPool } from '../service/worker-pool.js';
 import { soclabVersion } from '../version.js';
 import { can, ensureGeneratedToken, type Permission, type Principal, TokenRegistry } from './auth.js';
-import { CampaignService } from './campaigns.js';
+import { CampaignService, findResumableCampaigns } from './campaigns.js';
 import { isLoopback, type ServerConfig } from './config.js';
 import type { ApiApp, ApiContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
@@ -153,14 +154,20 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   const databaseUrl = config.database_url ?? join(config.data_dir, 'soclab.sqlite');
   const evidence = await openEvidenceStore(databaseUrl);
   const store = await ApiStore.open(evidence);
-  // Runs a previous process left half-written keep their events and get a terminal run.interrupted event, which
-  // names the human decision a run was waiting for (the request is kept in the approvals table too).
-  const waiting = waitingByRun(await store.pendingApprovals());
-  await store.interruptPendingApprovals(new Date().toISOString());
+  // Campaigns that were waiting for a person resume when the decision comes: their chains stay open and their
+  // requests pending. Runs a previous process left half-written otherwise keep their events and get a terminal
+  // run.interrupted event, which names the human decision a run was waiting for (kept in the approvals table too).
+  const resumable = await findResumableCampaigns(store);
+  const waiting = waitingByRun(
+    (await store.pendingApprovals()).filter((r) => r.campaign_id === null || !resumable.campaignIds.has(r.campaign_id)),
+  );
+  await store.interruptPendingApprovals(new Date().toISOString(), [...resumable.campaignIds]);
   const sealed = await sealInterruptedRuns(
     evidence,
     'the server stopped while the run was in progress',
-    undefined,
+    resumable.runIds.size > 0
+      ? new Set((await openRuns(evidence)).filter((id) => !resumable.runIds.has(id)))
+      : undefined,
     (runId) => waiting.get(runId),
   );
   if (sealed.length > 0) notice(`soclab serve: ${sealed.length} interrupted run(s) closed as run.interrupted`);
@@ -174,11 +181,16 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   const enqueue = (task: () => Promise<void>) => {
     approvalWrites = approvalWrites.then(task).catch((error) => notice(`soclab serve: approvals store: ${error}`));
   };
+  // Set once the campaign service exists (the inbox is built first, and may settle restored requests only later).
+  let resumeCampaign = (_campaignId: string): void => undefined;
   const inbox = new ApprovalInbox({
     timeoutSeconds: config.approval_timeout_seconds,
+    // Persisted with what a restart needs to resume the run: the proposal (redacted, as the approver sees it), the
+    // hash of the exact one, the seeded scope and the chain head at this point.
     onRequested: (entry) =>
-      enqueue(() =>
-        store.insertApproval({
+      enqueue(async () => {
+        const head = (await evidence.rows(entry.run_id)).at(-1);
+        await store.insertApproval({
           approval_id: entry.approval_id,
           campaign_id: entry.campaign_id,
           run_id: entry.run_id,
@@ -193,8 +205,12 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
           approver_id: null,
           reason: null,
           decided_at: null,
-        }),
-      ),
+          proposal: persistedProposal(entry.proposal),
+          proposal_hash: proposalHash(entry.proposal),
+          scope: entry.scope ?? null,
+          chain_head: head ? `${head.sequence}:${head.event_hash}` : null,
+        });
+      }),
     onSettled: (s) =>
       enqueue(() =>
         store.settleApproval(s.entry.approval_id, {
@@ -204,6 +220,12 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
           decided_at: s.decided_at,
         }),
       ),
+    onResumeMismatch: (entry, detail) => {
+      notice(`soclab serve: approval ${entry.approval_id} not applied: ${detail}`);
+      enqueue(() => store.markResumeMismatch(entry.approval_id, detail));
+    },
+    // The store has the decision before the campaign resumes (the resumed run is answered from the inbox).
+    onResumable: (campaignId) => enqueue(async () => resumeCampaign(campaignId)),
   });
 
   // Worker threads open the store themselves, so they need one another process could open (not :memory:), and they
@@ -226,6 +248,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     corpus,
     providerFactory: options.providerFactory,
     log: (m) => notice(`soclab serve: ${m}`),
+    approvalWrites: () => approvalWrites,
   });
 
   const app = Fastify({
@@ -436,7 +459,13 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     return reply.code(404).send(errorBody(404, 'not_found', `no route ${request.method} ${shown}`));
   });
 
-  await campaigns.recover();
+  resumeCampaign = (campaignId) => campaigns.resume(campaignId);
+  await campaigns.recover(resumable);
+  if (resumable.campaignIds.size > 0) {
+    notice(
+      `soclab serve: ${resumable.campaignIds.size} campaign(s) waiting for an approval kept; they resume when decided`,
+    );
+  }
 
   let url = '';
   let closed = false;
@@ -485,8 +514,13 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
       await workers?.close();
       await app.close();
       await approvalWrites;
-      await sealInterruptedRuns(evidence, 'the server was stopped while the run was in progress', undefined, (runId) =>
-        waitingAtStop.get(runId),
+      // Chains of campaigns suspended while waiting for a person stay open: the next start resumes them.
+      const keep = await campaigns.suspendedChains();
+      await sealInterruptedRuns(
+        evidence,
+        'the server was stopped while the run was in progress',
+        keep.size > 0 ? new Set((await openRuns(evidence)).filter((id) => !keep.has(id))) : undefined,
+        (runId) => waitingAtStop.get(runId),
       );
       await evidence.close();
     },

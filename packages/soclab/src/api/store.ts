@@ -11,7 +11,16 @@ import type { SqlEvidenceStore } from '../evidence/store.js';
 export const CAMPAIGN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-export const APPROVAL_OUTCOMES = ['pending', 'approved', 'rejected', 'expired', 'cancelled', 'interrupted'] as const;
+export const APPROVAL_OUTCOMES = [
+  'pending',
+  'approved',
+  'rejected',
+  'expired',
+  'cancelled',
+  'interrupted',
+  // The resumed run reached another proposal than the one persisted (or the row was edited): decision not applied.
+  'resume_mismatch',
+] as const;
 export type ApprovalOutcome = (typeof APPROVAL_OUTCOMES)[number];
 
 type CampaignsTable = {
@@ -28,6 +37,8 @@ type CampaignsTable = {
   summary: string | null;
   result: string | null;
   run_dir: string | null;
+  /** Reproducible clock start (ms) of a seeded campaign, so a resumed one reads the same clock. */
+  epoch_ms: string | null;
 };
 
 type ApprovalsTable = {
@@ -45,11 +56,26 @@ type ApprovalsTable = {
   approver_id: string | null;
   reason: string | null;
   decided_at: string | null;
+  /** The proposal as the approver saw it (canary-redacted JSON); null for rows written before resumable approvals. */
+  proposal: string | null;
+  /** `proposalHash` of the exact (unredacted) proposal the run asked about. */
+  proposal_hash: string | null;
+  /** The seeded scope of the run (label/scenario/repeat/attempt) that asked. */
+  scope: string | null;
+  /** The run's chain head when the request was persisted (`<sequence>:<event_hash>`). */
+  chain_head: string | null;
+};
+
+/** The chains each campaign wrote to, so a restart knows which open chains belong to a campaign it resumes. */
+type CampaignRunsTable = {
+  campaign_id: string;
+  run_id: string;
 };
 
 type ApiTables = {
   api_campaigns: CampaignsTable;
   api_approvals: ApprovalsTable;
+  api_campaign_runs: CampaignRunsTable;
 };
 
 type ApiDb = Kysely<EvidenceDatabase & ApiTables>;
@@ -67,6 +93,7 @@ export interface CampaignRow {
   error: string | null;
   summary: Record<string, unknown> | null;
   run_dir: string | null;
+  epoch_ms: number | null;
 }
 
 export interface ApprovalRow {
@@ -84,6 +111,10 @@ export interface ApprovalRow {
   approver_id: string | null;
   reason: string | null;
   decided_at: string | null;
+  proposal: Record<string, unknown> | null;
+  proposal_hash: string | null;
+  scope: string | null;
+  chain_head: string | null;
 }
 
 const json = (value: unknown): string => JSON.stringify(value);
@@ -103,6 +134,7 @@ function toCampaign(r: CampaignsTable): CampaignRow {
     error: r.error,
     summary: parse<Record<string, unknown>>(r.summary),
     run_dir: r.run_dir,
+    epoch_ms: r.epoch_ms === null ? null : Number(r.epoch_ms),
   };
 }
 
@@ -112,6 +144,7 @@ function toApproval(r: ApprovalsTable): ApprovalRow {
     outcome: r.outcome as ApprovalOutcome,
     arguments: parse<Record<string, unknown>>(r.arguments) ?? {},
     reason_codes: parse<string[]>(r.reason_codes) ?? [],
+    proposal: parse<Record<string, unknown>>(r.proposal),
   };
 }
 
@@ -128,6 +161,7 @@ const CAMPAIGN_LIST_COLUMNS = [
   'error',
   'summary',
   'run_dir',
+  'epoch_ms',
 ] as const;
 
 export class ApiStore {
@@ -186,6 +220,32 @@ export class ApiStore {
       .addColumn('reason', 'text')
       .addColumn('decided_at', 'varchar(40)')
       .execute();
+    await this.db.schema
+      .createTable('api_campaign_runs')
+      .ifNotExists()
+      .addColumn('campaign_id', 'varchar(64)', (c) => c.notNull())
+      .addColumn('run_id', 'varchar(128)', (c) => c.notNull())
+      .addPrimaryKeyConstraint('api_campaign_runs_pk', ['campaign_id', 'run_id'])
+      .execute();
+    // Columns added after the first release: the same statements on SQLite and PostgreSQL, each only when missing.
+    await this.addMissingColumns('api_campaigns', [['epoch_ms', 'varchar(20)']]);
+    await this.addMissingColumns('api_approvals', [
+      ['proposal', 'text'],
+      ['proposal_hash', 'varchar(64)'],
+      ['scope', 'text'],
+      ['chain_head', 'varchar(100)'],
+    ]);
+  }
+
+  private async addMissingColumns(
+    table: 'api_campaigns' | 'api_approvals',
+    columns: readonly (readonly [string, 'text' | `varchar(${number})`])[],
+  ): Promise<void> {
+    const tables = await this.db.introspection.getTables();
+    const have = new Set(tables.find((t) => t.name === table)?.columns.map((c) => c.name) ?? []);
+    for (const [name, type] of columns) {
+      if (!have.has(name)) await this.db.schema.alterTable(table).addColumn(name, type).execute();
+    }
   }
 
   // --- campaigns ---
@@ -196,6 +256,7 @@ export class ApiStore {
     request: Record<string, unknown>;
     progress: Record<string, unknown>;
     created_at: string;
+    epoch_ms?: number | null;
   }): Promise<void> {
     await this.db
       .insertInto('api_campaigns')
@@ -213,6 +274,7 @@ export class ApiStore {
         summary: null,
         result: null,
         run_dir: null,
+        epoch_ms: row.epoch_ms === undefined || row.epoch_ms === null ? null : String(row.epoch_ms),
       })
       .execute();
   }
@@ -293,15 +355,70 @@ export class ApiStore {
         ...row,
         arguments: json(row.arguments),
         reason_codes: json(row.reason_codes),
+        proposal: row.proposal === null ? null : json(row.proposal),
       })
       .execute();
+  }
+
+  /** Requests of some campaigns (any outcome), oldest first: what a resumed campaign's runs asked so far. */
+  async approvalsOf(campaignIds: readonly string[]): Promise<ApprovalRow[]> {
+    if (campaignIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('api_approvals')
+      .selectAll()
+      .where('campaign_id', 'in', [...campaignIds])
+      .orderBy('requested_at', 'asc')
+      .orderBy('approval_id', 'asc')
+      .execute();
+    return rows.map(toApproval);
+  }
+
+  /** Note that a campaign wrote to a chain (idempotent). */
+  async addCampaignRun(campaignId: string, runId: string): Promise<void> {
+    await this.db
+      .insertInto('api_campaign_runs')
+      .values({ campaign_id: campaignId, run_id: runId })
+      .onConflict((oc) => oc.columns(['campaign_id', 'run_id']).doNothing())
+      .execute();
+  }
+
+  /** The chains some campaigns wrote to. */
+  async campaignRuns(campaignIds: readonly string[]): Promise<Set<string>> {
+    if (campaignIds.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('api_campaign_runs')
+      .select('run_id')
+      .where('campaign_id', 'in', [...campaignIds])
+      .execute();
+    return new Set(rows.map((r) => r.run_id));
+  }
+
+  /** Whether a campaign of this server already used a seed (seeded run ids would collide in the shared store). */
+  async seedInUse(seed: number): Promise<boolean> {
+    const rows = await this.db.selectFrom('api_campaigns').select('request').execute();
+    return rows.some((r) => parse<{ seed?: unknown }>(r.request)?.seed === seed);
   }
 
   async settleApproval(
     approvalId: string,
     patch: { outcome: ApprovalOutcome; approver_id: string | null; reason: string | null; decided_at: string },
   ): Promise<void> {
-    await this.db.updateTable('api_approvals').set(patch).where('approval_id', '=', approvalId).execute();
+    // Decided once: a row already settled (by this or another server process) keeps its first outcome.
+    await this.db
+      .updateTable('api_approvals')
+      .set(patch)
+      .where('approval_id', '=', approvalId)
+      .where('outcome', '=', 'pending')
+      .execute();
+  }
+
+  /** The resumed run reached another proposal than the persisted one: the decision was not applied. */
+  async markResumeMismatch(approvalId: string, detail: string): Promise<void> {
+    await this.db
+      .updateTable('api_approvals')
+      .set({ outcome: 'resume_mismatch', reason: detail, decided_at: new Date().toISOString() })
+      .where('approval_id', '=', approvalId)
+      .execute();
   }
 
   async getApproval(approvalId: string): Promise<ApprovalRow | null> {
@@ -338,13 +455,19 @@ export class ApiStore {
     return rows.map(toApproval);
   }
 
-  /** Requests left pending by a previous server process: their runs are gone. */
-  async interruptPendingApprovals(at: string): Promise<number> {
-    const r = await this.db
+  /**
+   * Requests left pending by a previous server process whose run cannot resume (all but those of the campaigns in
+   * `keep`): their runs are gone.
+   */
+  async interruptPendingApprovals(at: string, keep: readonly string[] = []): Promise<number> {
+    let q = this.db
       .updateTable('api_approvals')
       .set({ outcome: 'interrupted', decided_at: at, reason: 'the server stopped while the run was waiting' })
-      .where('outcome', '=', 'pending')
-      .executeTakeFirst();
+      .where('outcome', '=', 'pending');
+    if (keep.length > 0) {
+      q = q.where((eb) => eb.or([eb('campaign_id', 'is', null), eb('campaign_id', 'not in', [...keep])]));
+    }
+    const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows);
   }
 }

@@ -153,6 +153,13 @@ export interface CampaignHooks {
   env?: Readonly<Record<string, string | undefined>>;
   /** Redis URL: run the scenario runs on `soclab worker` processes (docs/soclab/operations.md) instead of here. */
   queue?: string;
+  /** Seeded campaigns: the reproducible clock's start (default SOURCE_DATE_EPOCH, else now); a resumed one passes its own. */
+  epochMs?: number;
+  /**
+   * Continue the campaign in `runDir` (its journal's finished scenario runs are kept, the rest run) instead of
+   * replacing the folder: how the API resumes a seeded campaign that waited for a person across a restart.
+   */
+  resume?: boolean;
 }
 
 /** A problem with the request itself (unknown provider, scenario, approver...): CLI exit 2, API 400. */
@@ -231,7 +238,8 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   // OpenTelemetry, when the process started it (`--otel` or OTEL_EXPORTER_OTLP_ENDPOINT): see docs/observability.md.
   const telemetry = soclabTelemetry();
   // Reproducible mode: the clock starts at SOURCE_DATE_EPOCH (else now) and each scenario run gets its own scope.
-  const seeded = options.seed === undefined ? null : { seed: options.seed, epochMs: campaignEpochMs() };
+  const seeded =
+    options.seed === undefined ? null : { seed: options.seed, epochMs: hooks.epochMs ?? campaignEpochMs() };
   // Its run ids repeat by design, so unless told otherwise its chains go to a fresh database in its own run folder
   // (a shared one would append a second campaign's events to the first one's chains).
   const seededEvidence =
@@ -260,7 +268,8 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     label: described.label,
   });
   const runDir = resolve(hooks.runDir ?? createRunFolder(`soclab-${label}`, hooks.runsRoot ?? 'runs'));
-  prepareRunDir(runDir);
+  const resuming = hooks.resume === true && existsSync(join(runDir, 'journal.jsonl'));
+  if (!resuming) prepareRunDir(runDir);
 
   const order = new Map(selection.selected.map((s, i) => [s.id, i]));
   // Distributed: the scenario runs go to `soclab worker` processes, which rebuild this agent from the request.
@@ -291,7 +300,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
             now: () => new Date(seeded.epochMs),
           }
         : undefined,
-      outDir: runDir,
+      ...(resuming ? { resume: runDir } : { outDir: runDir }),
       repeat: options.repeats,
       concurrency: options.concurrency,
       timeout: options.timeout ?? 300,

@@ -1,7 +1,11 @@
+import { canonicalJson } from '../contracts/canonical.js';
 import type { ApprovalDecision } from '../contracts/enums.js';
 import type { ActionProposal, PendingApproval } from '../contracts/models.js';
+import { reproducibleScope } from '../contracts/reproducible.js';
 import { ApprovalNotFoundError, isRequester, SelfApprovalError } from './approvals.js';
 import type { ApproverVerdict, ExternalApprover, HumanApprovalChannel, HumanReviewContext } from './approver.js';
+import { proposalHash } from './grants.js';
+import { DEFAULT_CANARY_PATTERNS, redact } from './redaction.js';
 
 /** Default time a run waits for a person's decision before the request lapses (it then stays unapproved). */
 export const DEFAULT_HUMAN_APPROVAL_TIMEOUT_SECONDS = 240;
@@ -29,9 +33,35 @@ export interface InboxEntry {
   readonly requested_at: string;
   /** When the run stops waiting. */
   readonly deadline: string;
+  /** The seeded scope of the run that asked (campaign label/scenario/repeat/attempt), when seeded. */
+  readonly scope?: string | null;
 }
 
-export type InboxOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
+export type InboxOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled' | 'resume_mismatch';
+
+/**
+ * The proposal as it is persisted and shown after a restart: canary-redacted (the model may have put a secret in
+ * its arguments). A resumed run's proposal must give exactly this text again, and the same `proposalHash`.
+ */
+export function persistedProposal(proposal: ActionProposal): Record<string, unknown> {
+  return redact({ ...proposal }, DEFAULT_CANARY_PATTERNS) as Record<string, unknown>;
+}
+
+/** Who is recorded as deciding when nobody did in time: the request is denied, never left to be approved later. */
+export const EXPIRED_APPROVER = 'soclab:approval-expired';
+/** Who is recorded as deciding when a resumed run reached another proposal than the persisted one. */
+export const RESUME_MISMATCH_APPROVER = 'soclab:resume-mismatch';
+
+/** A request an earlier server process persisted, restored at start-up so its campaign can resume. */
+export interface PersistedRequest {
+  /** The request as persisted (its proposal is the persisted, redacted one). */
+  readonly entry: InboxEntry;
+  /** `proposalHash` of the exact proposal the run asked about. */
+  readonly proposal_hash: string;
+  readonly outcome: 'pending' | 'approved' | 'rejected' | 'expired';
+  readonly approver_id: string | null;
+  readonly reason: string | null;
+}
 
 /** How a request ended. */
 export interface InboxSettlement {
@@ -49,12 +79,25 @@ export interface ApprovalInboxOptions {
   onRequested?: (entry: InboxEntry) => void;
   /** Called once per request when it is decided, lapses or is cancelled. Must not throw. */
   onSettled?: (settlement: InboxSettlement) => void;
+  /** A restored request (no run waits on it in this process) was settled: resume its campaign. Must not throw. */
+  onResumable?: (campaignId: string, entry: InboxEntry) => void;
+  /** A resumed run asked about another proposal than the persisted one: the decision is not applied. */
+  onResumeMismatch?: (entry: InboxEntry, detail: string) => void;
 }
 
 interface Waiting {
   entry: InboxEntry;
   resolve: (verdict: ApproverVerdict | null) => void;
   timer: NodeJS.Timeout;
+  /** Restored from the store: no run of this process waits on it yet. */
+  dormant: boolean;
+}
+
+/** What a restored request is checked against when its resumed run asks again. */
+interface Restored {
+  entry: InboxEntry;
+  hash: string;
+  proposalText: string;
 }
 
 /**
@@ -73,6 +116,10 @@ export class ApprovalInbox {
   private readonly now: () => Date;
   private readonly waiting = new Map<string, Waiting>();
   private readonly settled = new Map<string, InboxOutcome>();
+  /** Requests restored from the store, until their resumed run asks again. */
+  private readonly restored = new Map<string, Restored>();
+  /** Decisions on restored requests, handed to their resumed run (null: cancelled, no decision). */
+  private readonly answers = new Map<string, ApproverVerdict | null>();
   private readonly options: ApprovalInboxOptions;
 
   constructor(options: ApprovalInboxOptions = {}) {
@@ -93,12 +140,80 @@ export class ApprovalInbox {
     };
   }
 
+  /**
+   * Requests an earlier server process persisted: pending ones are listed and can be decided as if their run
+   * waited here (they lapse at their persisted deadline, at once when it passed while the server was down), and
+   * every one is answered from its persisted decision when its resumed run asks again with the same proposal.
+   */
+  restore(requests: readonly PersistedRequest[]): void {
+    const now = this.now().getTime();
+    for (const r of requests) {
+      const id = r.entry.approval_id;
+      this.restored.set(id, { entry: r.entry, hash: r.proposal_hash, proposalText: canonicalJson(r.entry.proposal) });
+      if (r.outcome === 'pending') {
+        const ms = Math.max(0, Date.parse(r.entry.deadline) - now);
+        const timer = setTimeout(() => this.settle(id, 'expired', null, null), Math.min(ms, 2 ** 31 - 1));
+        timer.unref();
+        this.waiting.set(id, { entry: r.entry, resolve: () => undefined, timer, dormant: true });
+      } else {
+        this.settled.set(id, r.outcome);
+        this.answers.set(id, verdictOf(r.entry, r.outcome, r.approver_id, r.reason));
+      }
+    }
+    // Deadlines that passed while the server was down lapse now (recorded as expired, the campaign resumes).
+    for (const r of requests) {
+      if (r.outcome === 'pending' && Date.parse(r.entry.deadline) <= now)
+        this.settle(r.entry.approval_id, 'expired', null, null);
+    }
+  }
+
+  /**
+   * A resumed run asks about a restored request: the proposal it reached must be the persisted one (same hash,
+   * same redacted text), else the decision is not applied and the request is denied (`resume_mismatch`).
+   */
+  private resumeCheck(pending: PendingApproval, restored: Restored): string | null {
+    if (proposalHash(pending.proposal) !== restored.hash)
+      return 'the resumed run proposed another action (hash differs)';
+    if (canonicalJson(persistedProposal(pending.proposal)) !== restored.proposalText) {
+      return 'the persisted proposal differs from the one the resumed run reached';
+    }
+    return null;
+  }
+
   private wait(
     pending: PendingApproval,
     context: HumanReviewContext,
     campaignId: string | null,
     timeoutSeconds: number,
   ): Promise<ApproverVerdict | null> {
+    const restored = this.restored.get(pending.approval_id);
+    if (restored) {
+      this.restored.delete(pending.approval_id);
+      const mismatch = this.resumeCheck(pending, restored);
+      const dormant = this.waiting.get(pending.approval_id);
+      if (mismatch !== null) {
+        if (dormant) {
+          clearTimeout(dormant.timer);
+          this.waiting.delete(pending.approval_id);
+        }
+        this.answers.delete(pending.approval_id);
+        this.settled.set(pending.approval_id, 'resume_mismatch');
+        this.options.onResumeMismatch?.(restored.entry, mismatch);
+        return Promise.resolve({ approver_id: RESUME_MISMATCH_APPROVER, decision: 'rejected', reason: mismatch });
+      }
+      if (this.answers.has(pending.approval_id)) {
+        const answer = this.answers.get(pending.approval_id) ?? null;
+        this.answers.delete(pending.approval_id);
+        return Promise.resolve(answer);
+      }
+      if (dormant) {
+        // Still undecided: the resumed run waits for the same decision, until the persisted deadline.
+        dormant.dormant = false;
+        return new Promise((resolve) => {
+          dormant.resolve = resolve;
+        });
+      }
+    }
     const existing = this.waiting.get(pending.approval_id);
     if (existing) {
       // The same request asked again: wait for the same decision.
@@ -121,11 +236,12 @@ export class ApprovalInbox {
       reason_codes: [...pending.reason_codes],
       requested_at: requestedAt.toISOString(),
       deadline: new Date(requestedAt.getTime() + timeoutSeconds * 1000).toISOString(),
+      scope: context.scope ?? reproducibleScope()?.name ?? null,
     });
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.settle(entry.approval_id, 'expired', null, null), timeoutSeconds * 1000);
       timer.unref();
-      this.waiting.set(entry.approval_id, { entry, resolve, timer });
+      this.waiting.set(entry.approval_id, { entry, resolve, timer, dormant: false });
       this.options.onRequested?.(entry);
     });
   }
@@ -171,6 +287,19 @@ export class ApprovalInbox {
     return ids.length;
   }
 
+  /**
+   * Forget a campaign's waiting requests without settling them (the server stops; they stay pending in the store
+   * and a restart restores them). The runs waiting on them are never answered: their process is going away.
+   */
+  suspend(campaignId: string): number {
+    const ids = this.pending({ campaign_id: campaignId }).map((e) => e.approval_id);
+    for (const id of ids) {
+      clearTimeout(this.waiting.get(id)!.timer);
+      this.waiting.delete(id);
+    }
+    return ids.length;
+  }
+
   private settle(
     approvalId: string,
     outcome: InboxOutcome,
@@ -190,11 +319,35 @@ export class ApprovalInbox {
       decided_at: this.now().toISOString(),
     };
     this.options.onSettled?.(settlement);
-    waiting.resolve(
-      outcome === 'approved' || outcome === 'rejected'
-        ? { approver_id: approverId!, decision: outcome, reason: reason ?? '' }
-        : null,
-    );
+    const verdict = verdictOf(waiting.entry, outcome, approverId, reason);
+    if (waiting.dormant) {
+      // No run of this process waits: keep the answer for the resumed run, and have its campaign resumed.
+      this.answers.set(approvalId, verdict);
+      if (waiting.entry.campaign_id !== null && outcome !== 'cancelled') {
+        this.options.onResumable?.(waiting.entry.campaign_id, waiting.entry);
+      }
+    } else {
+      waiting.resolve(verdict);
+    }
     return settlement;
   }
+}
+
+/**
+ * What the waiting run is told: the person's decision; a lapsed request is denied (recorded in the run's chain as
+ * decided by `soclab:approval-expired`, so the action never runs on a late approval); a cancelled one gets no answer.
+ */
+function verdictOf(
+  entry: InboxEntry,
+  outcome: InboxOutcome,
+  approverId: string | null,
+  reason: string | null,
+): ApproverVerdict | null {
+  if (outcome === 'approved' || outcome === 'rejected') {
+    return { approver_id: approverId!, decision: outcome, reason: reason ?? '' };
+  }
+  if (outcome === 'expired') {
+    return { approver_id: EXPIRED_APPROVER, decision: 'rejected', reason: `no decision before ${entry.deadline}` };
+  }
+  return null;
 }

@@ -42,6 +42,8 @@ export interface HumanReviewContext {
   readonly run_id: string;
   readonly scenario_id: string;
   readonly incident_id: string;
+  /** The seeded scope the run asks from, when the campaign is seeded (a restart resumes the run from it). */
+  readonly scope?: string;
 }
 
 /**

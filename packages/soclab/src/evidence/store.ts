@@ -92,6 +92,10 @@ export class SqlEvidenceStore implements EvidenceStore {
   async appendMany(runId: string, events: readonly NewEvent[]): Promise<StoredAuditEvent[]> {
     if (events.length === 0) return [];
     for (const e of events) checkType(e.event_type);
+    // Seeded campaigns: ids and times from the store's own stream (model turns are appended while the run goes
+    // on), read once per event before any retry, so a retried write does not shift every later reading.
+    const ids = events.map((e) => e.event_id ?? seededUuid('evidence') ?? newUuid());
+    const times = events.map(() => (seededNow('evidence') ?? new Date()).toISOString());
     // A concurrent writer on the same run (PostgreSQL) loses the unique (run_id, sequence) race; retry then.
     for (let attempt = 0; ; attempt++) {
       try {
@@ -112,17 +116,16 @@ export class SqlEvidenceStore implements EvidenceStore {
           let sequence = last ? Number(last.sequence) : 0;
           let previous = last ? last.event_hash : GENESIS_HASH;
           const rows: ChainRow[] = [];
-          for (const e of events) {
+          for (const [i, e] of events.entries()) {
             sequence += 1;
             const row = linkRow({
-              // Seeded campaigns: the store's own stream (model turns are appended while the run goes on).
-              event_id: e.event_id ?? seededUuid('evidence') ?? newUuid(),
+              event_id: ids[i]!,
               run_id: runId,
               sequence,
               event_type: e.event_type,
               payload: e.payload,
               previous_hash: previous,
-              recorded_at: (seededNow('evidence') ?? new Date()).toISOString(),
+              recorded_at: times[i]!,
             });
             previous = row.event_hash;
             rows.push(row);

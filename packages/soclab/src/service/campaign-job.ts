@@ -15,6 +15,12 @@ export interface CampaignJob {
   database_url: string;
   /** True when the runs ask a person through the server's approvals inbox. */
   human: boolean;
+  /** Redis URL: the worker thread coordinates the campaign and its scenario runs go to `soclab worker` processes. */
+  queue?: string;
+  /** Seeded campaigns: the reproducible clock's start, as persisted when the campaign was created. */
+  epoch_ms?: number;
+  /** Continue the run folder's journal and replay the chains written before a restart (api/campaigns.ts). */
+  resume?: boolean;
 }
 
 /** The finished campaign as a worker returns it (the scorecard is rebuilt on demand by the server). */

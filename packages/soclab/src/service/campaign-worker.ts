@@ -1,7 +1,9 @@
 import { isMainThread, parentPort } from 'node:worker_threads';
 import { runCampaign } from '../campaign/run.js';
 import type { PendingApproval } from '../contracts/models.js';
+import { reproducibleScope } from '../contracts/reproducible.js';
 import type { ApproverVerdict, HumanApprovalChannel, HumanReviewContext } from '../control/approver.js';
+import { resumingStore } from '../evidence/resume-replay.js';
 import type { EvidenceStore, SqlEvidenceStore } from '../evidence/store.js';
 import { openEvidenceStore } from '../evidence/store.js';
 import type { CampaignJob, FromWorker, ToWorker } from './campaign-job.js';
@@ -72,7 +74,14 @@ function serve(port: NonNullable<typeof parentPort>): void {
         new Promise<ApproverVerdict | null>((resolve) => {
           nextRequest += 1;
           verdicts.set(nextRequest, resolve);
-          send({ type: 'approval', request_id: nextRequest, pending, context });
+          // The seeded scope the run asks from (campaign label/scenario/repeat/attempt), persisted with the request.
+          const scope = reproducibleScope()?.name;
+          send({
+            type: 'approval',
+            request_id: nextRequest,
+            pending,
+            context: scope ? { ...context, scope } : context,
+          });
         }),
     }),
   };
@@ -85,9 +94,12 @@ function serve(port: NonNullable<typeof parentPort>): void {
       const result = await runCampaign(job.options, {
         signal,
         runDir: job.run_dir,
-        evidence: reporting(store),
+        evidence: job.resume ? resumingStore(reporting(store)) : reporting(store),
+        epochMs: job.epoch_ms,
+        resume: job.resume,
         env,
         approvalService: job.human ? humanChannel : undefined,
+        queue: job.queue,
         onStart: ({ total }) => send({ type: 'start', total }),
         onProgress: (progress) => send({ type: 'progress', progress }),
       });

@@ -500,7 +500,8 @@ describe('soclab API: human approvals inbox', () => {
     });
     const done = await finished(server.base, created.body.campaign_id);
     expect(done.status).toBe('completed');
-    expect(done.runs[0].action.status).toBe('awaiting_approval');
+    // Lapsed means denied: the chain records the expiry as the decision, and the action never runs.
+    expect(done.runs[0].action.status).toBe('denied');
     const history = await call(
       server.base,
       'GET',

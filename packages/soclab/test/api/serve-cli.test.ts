@@ -92,7 +92,7 @@ describe('soclab serve (process)', () => {
     }
   });
 
-  it('keeps completed campaigns across restarts and marks one interrupted by a stop as failed', async () => {
+  it('keeps completed campaigns across restarts and one waiting for a person waiting, until cancelled', async () => {
     const dir = tempDir('soclab-serve-');
     dirs.push(dir);
     const env = { SOCLAB_API_TOKENS: TOKEN_ENV };
@@ -105,7 +105,7 @@ describe('soclab serve (process)', () => {
     const completed = await finished(s.base, done.body.campaign_id);
     expect(completed.summary.attack_success).toMatchObject({ numerator: 0, denominator: 2 });
 
-    // A human-approved campaign waits for a decision; stopping the server interrupts it.
+    // A human-approved campaign waits for a decision; stopping the server keeps it waiting for the next start.
     const waiting = await call(s.base, 'POST', '/api/v1/campaigns', {
       as: 'operator',
       body: { mode: 'protected', scenario_ids: ['BEN-001'], approver: 'human' },
@@ -121,12 +121,22 @@ describe('soclab serve (process)', () => {
     try {
       const again = await call(s.base, 'GET', `/api/v1/campaigns/${done.body.campaign_id}`, { as: 'viewer' });
       expect(again.body).toMatchObject({ status: 'completed', summary: completed.summary });
-      const interrupted = await call(s.base, 'GET', `/api/v1/campaigns/${waiting.body.campaign_id}`, { as: 'viewer' });
-      expect(interrupted.body.status).toBe('failed');
-      expect(interrupted.body.error).toMatch(/^interrupted/);
+      const kept = await call(s.base, 'GET', `/api/v1/campaigns/${waiting.body.campaign_id}`, { as: 'viewer' });
+      expect(kept.body).toMatchObject({ status: 'running', progress: { waiting_for_approval: 1 } });
+      const listed = await call(s.base, 'GET', '/api/v1/approvals', { as: 'viewer' });
+      expect(listed.body.map((p: { campaign_id: string }) => p.campaign_id)).toEqual([waiting.body.campaign_id]);
+      expect((await call(s.base, 'GET', '/api/v1/approvals/history', { as: 'viewer' })).body).toEqual([]);
+      // Cancelling it ends the wait: the request is cancelled and the run's chain closed as interrupted.
+      const cancelled = await call(s.base, 'DELETE', `/api/v1/campaigns/${waiting.body.campaign_id}`, {
+        as: 'operator',
+      });
+      expect(cancelled.body).toMatchObject({ status: 'cancelled', error: 'cancelled by ops' });
       expect((await call(s.base, 'GET', '/api/v1/approvals', { as: 'viewer' })).body).toEqual([]);
       const history = await call(s.base, 'GET', '/api/v1/approvals/history', { as: 'viewer' });
       expect(history.body.map((h: { outcome: string }) => h.outcome)).toEqual(['cancelled']);
+      const waitingRuns = await call(s.base, 'GET', '/api/v1/runs?limit=500', { as: 'viewer' });
+      const run = waitingRuns.body.find((r: { run_id: string }) => r.run_id === listed.body[0].run_id);
+      expect(run).toMatchObject({ ending: 'interrupted', valid: true });
       const runs = await call(s.base, 'GET', `/api/v1/runs?campaign_id=${done.body.campaign_id}`, { as: 'viewer' });
       expect(runs.body.map((r: { valid: boolean }) => r.valid)).toEqual([true, true, true]);
     } finally {

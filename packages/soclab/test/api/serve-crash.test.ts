@@ -1,8 +1,9 @@
 /**
- * `soclab serve` killed (SIGKILL) or stopped (SIGTERM) while a campaign run waits for a human approval: the run's
+ * `soclab serve` killed (SIGKILL) or stopped (SIGTERM) while a campaign run waits for a human approval that cannot
+ * be resumed (its persisted request has no proposal hash, as rows written before resumable approvals): the run's
  * evidence written so far survives, and the restart closes its chain with one `run.interrupted` event (the chain
  * stays valid and says it was interrupted), the campaign is failed as interrupted and the request is no longer
- * pending. A second restart changes nothing.
+ * pending. A second restart changes nothing. (Resumable requests: serve-approval-resume.test.ts.)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
@@ -115,6 +116,13 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('soclab serve stopped by %s mid-c
       }, 'the checkpoint with the approval request');
     } finally {
       await stop(s.proc, signal);
+    }
+    // A request persisted without the hash of its proposal cannot be checked on resume, so it is not resumed.
+    const db = new Database(join(dir, 'soclab.sqlite'));
+    try {
+      db.prepare('update api_approvals set proposal_hash = null').run();
+    } finally {
+      db.close();
     }
 
     s = await serve(dir);

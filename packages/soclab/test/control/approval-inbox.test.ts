@@ -70,7 +70,9 @@ describe('human approver (approvals inbox)', () => {
       approver: 'human',
       modeOptions: { approvalService: quick.channel() },
     });
-    expect(r2.investigation.action_result?.status).toBe('awaiting_approval');
+    // A lapsed request is denied (never left open for a late approval), and the denial names the expiry.
+    expect(r2.investigation.action_result?.status).toBe('denied');
+    expect(r2.investigation.action_result?.reason_codes).toEqual(['approval_rejected']);
     expect(r2.final_state.state_changes).toBe(0);
     expect(settled.map((s) => s.outcome)).toEqual(['expired']);
     expect(quick.pending()).toEqual([]);
