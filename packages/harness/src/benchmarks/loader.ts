@@ -59,7 +59,7 @@ export interface LoadedSuite extends SuiteLike {
   plannedRuns(repeat: number): number;
 }
 
-type Locate = (path: readonly PathKey[], message: string, opts?: { key?: boolean }) => SuiteIssue;
+export type Locate = (path: readonly PathKey[], message: string, opts?: { key?: boolean }) => SuiteIssue;
 
 /** Parse, interpolate and validate a suite; throws SuiteValidationError listing every problem found. */
 export async function loadSuite(path: string, options: LoadSuiteOptions = {}): Promise<LoadedSuite> {
@@ -75,33 +75,74 @@ export async function validateSuite(
 ): Promise<{ suite: LoadedSuite | null; issues: SuiteIssue[] }> {
   const env = options.env ?? process.env;
   const checkPlugins = options.checkPlugins !== false;
-  const maxIssues = options.maxIssues ?? 500;
   const abs = resolve(path);
   const display = displayPath(abs);
-  const issues: SuiteIssue[] = [];
-  const fileIssue = (message: string): SuiteIssue => ({ file: display, line: 0, col: 0, path: '', message });
-
-  if (!existsSync(abs)) return { suite: null, issues: [fileIssue('suite file not found')] };
-  if (statSync(abs).isDirectory()) return { suite: null, issues: [fileIssue('is a directory, expected a suite file')] };
-  if (!/\.(ya?ml|json)$/i.test(abs)) {
-    return { suite: null, issues: [fileIssue('unsupported suite format; use .yaml, .yml or .json')] };
-  }
-  // Size limit, strict UTF-8, strict JSON for .json, depth and alias limits: each a located issue, never a crash.
-  const source = readSourceText(abs, display);
-  if ('issue' in source) return { suite: null, issues: [source.issue] };
-  const hash = createHash('sha256').update(source.bytes);
-  const doc = new PositionedDocument(display, source.text, 0, { json: /\.json$/i.test(abs) });
+  const read = readSuiteDocument(abs, display);
+  if ('issues' in read) return { suite: null, issues: read.issues };
+  const { doc, hash } = read;
   const locate: Locate = (p, m, o) => doc.issue(p, m, o);
-  issues.push(...doc.syntaxIssues());
+  const issues: SuiteIssue[] = [...doc.syntaxIssues()];
   if (doc.fatal) return { suite: null, issues };
 
   const redactor = new SecretScrubber();
+  const raw = suiteObject(doc, abs, env, redactor, locate, issues);
+  if (!raw) return { suite: null, issues };
+  const baseDir = dirname(abs);
+  // Plugins first, so third-party evaluators/adapters/metrics are registered before names are checked.
+  await loadSuitePlugins(raw.plugins, baseDir, locate, issues);
+
+  // Top-level fields; cases are validated one by one below so one bad case hides nothing else.
+  const { tests: rawTests, ...top } = raw;
+  const parsed = SuiteFile.safeParse(top);
+  if (!parsed.success) issues.push(...mapZodIssues(parsed.error.issues, [], locate));
+  if (checkPlugins) checkPluginNames(raw, locate, issues);
+  // Cross-field checks on a valid shape only: with a schema error elsewhere, `metrics` is not known and every
+  // reference would be reported as "not in metrics" on top of the real problem.
+  if (parsed.success) issues.push(...checkMetricReferences(raw, metricSpecs(parsed.data.metrics), locate));
+
+  const defaults: SuiteDefaults = (parsed.success ? parsed.data.defaults : undefined) ?? {};
+  const context: CaseContext = { defaults, env, redactor, checkPlugins, baseDir, hash, locate, display };
+  const cases = await collectCases(rawTests, context, issues, options.maxIssues ?? 500);
+  if (issues.length > 0 || !parsed.success) return { suite: null, issues };
+  return { suite: assembleSuite(parsed.data, abs, hash.digest('hex'), cases, context), issues };
+}
+
+/** Phase 1: the file itself: exists, is a suite format, within the size and depth limits, parsed with positions. */
+function readSuiteDocument(
+  abs: string,
+  display: string,
+): { doc: PositionedDocument; hash: ReturnType<typeof createHash> } | { issues: SuiteIssue[] } {
+  const fileIssue = (message: string): SuiteIssue => ({ file: display, line: 0, col: 0, path: '', message });
+  if (!existsSync(abs)) return { issues: [fileIssue('suite file not found')] };
+  if (statSync(abs).isDirectory()) return { issues: [fileIssue('is a directory, expected a suite file')] };
+  if (!/\.(ya?ml|json)$/i.test(abs))
+    return { issues: [fileIssue('unsupported suite format; use .yaml, .yml or .json')] };
+  // Size limit, strict UTF-8, strict JSON for .json, depth and alias limits: each a located issue, never a crash.
+  const source = readSourceText(abs, display);
+  if ('issue' in source) return { issues: [source.issue] };
+  const hash = createHash('sha256').update(source.bytes);
+  return { doc: new PositionedDocument(display, source.text, 0, { json: /\.json$/i.test(abs) }), hash };
+}
+
+/**
+ * Phase 2: the suite as one object in this project's format: `${VAR}` interpolated (secrets registered), a promptfoo
+ * config converted, the seed's format normalised, credential positions of the agent's options registered. Null (with
+ * an issue) when the document is not a mapping.
+ */
+function suiteObject(
+  doc: PositionedDocument,
+  abs: string,
+  env: Readonly<Record<string, string | undefined>>,
+  redactor: SecretScrubber,
+  locate: Locate,
+  issues: SuiteIssue[],
+): Record<string, unknown> | null {
   const interp: InterpolationIssue[] = [];
   const js = interpolateEnv(doc.toJS(), env, redactor, interp);
   for (const i of interp) issues.push(locate(i.path, i.message));
   if (!js || typeof js !== 'object' || Array.isArray(js)) {
     issues.push(locate([], 'a suite must be a mapping with version, name, agent and tests'));
-    return { suite: null, issues };
+    return null;
   }
   let raw = js as Record<string, unknown>;
   // A promptfoo config runs directly: converted here (benchmarks/promptfoo.ts); an assertion or provider with
@@ -116,102 +157,136 @@ export async function validateSuite(
   // Credential positions of the agent's options are secrets whatever their source (`{{env.X}}` included).
   const agentSpec = raw.agent as { options?: unknown } | null | undefined;
   if (agentSpec && typeof agentSpec === 'object') registerCredentialPositions(agentSpec.options, env, redactor);
-  const baseDir = dirname(abs);
+  return raw;
+}
 
-  // Plugins first, so third-party evaluators/adapters/metrics are registered before names are checked.
-  if (Array.isArray(raw.plugins)) {
-    for (let i = 0; i < raw.plugins.length; i++) {
-      const spec = raw.plugins[i];
-      if (typeof spec !== 'string') continue;
-      try {
-        await importModule(spec, baseDir);
-      } catch (err) {
-        issues.push(locate(['plugins', i], `cannot load plugin '${spec}': ${errMessage(err)}`));
-      }
+/** Phase 3: import the suite's `plugins:` modules; one that fails to load is an issue at its entry. */
+async function loadSuitePlugins(
+  plugins: unknown,
+  baseDir: string,
+  locate: Locate,
+  issues: SuiteIssue[],
+): Promise<void> {
+  if (!Array.isArray(plugins)) return;
+  for (let i = 0; i < plugins.length; i++) {
+    const spec = plugins[i];
+    if (typeof spec !== 'string') continue;
+    try {
+      await importModule(spec, baseDir);
+    } catch (err) {
+      issues.push(locate(['plugins', i], `cannot load plugin '${spec}': ${errMessage(err)}`));
     }
   }
+}
 
-  // Top-level fields; cases are validated one by one below so one bad case hides nothing else.
-  const { tests: rawTests, ...top } = raw;
-  const parsed = SuiteFile.safeParse(top);
-  if (!parsed.success) issues.push(...mapZodIssues(parsed.error.issues, [], locate));
-
-  if (checkPlugins) {
-    const agent = raw.agent as Record<string, unknown> | undefined;
-    if (agent && typeof agent === 'object' && typeof agent.adapter === 'string') {
-      checkPlugin('adapter', adapterRegistry, agent.adapter, agent.options, ['agent'], locate, issues, 'adapter');
-    }
-    checkEvaluatorList(raw.evaluators, ['evaluators'], locate, issues);
-    const defaults = raw.defaults as Record<string, unknown> | undefined;
-    if (defaults && typeof defaults === 'object') {
-      checkEvaluatorList(defaults.evaluators, ['defaults', 'evaluators'], locate, issues);
-    }
-    if (Array.isArray(raw.metrics)) {
-      raw.metrics.forEach((m, i) => {
-        if (typeof m === 'string') checkPlugin('metric', metricRegistry, m, undefined, ['metrics', i], locate, issues);
-        else if (m && typeof m === 'object' && typeof (m as { name?: unknown }).name === 'string') {
-          const mm = m as { name: string; options?: unknown };
-          checkPlugin('metric', metricRegistry, mm.name, mm.options, ['metrics', i], locate, issues, 'name');
-        }
-      });
-    }
+/** Phase 4: every adapter, evaluator and metric name exists and its options validate. */
+function checkPluginNames(raw: Record<string, unknown>, locate: Locate, issues: SuiteIssue[]): void {
+  const agent = raw.agent as Record<string, unknown> | undefined;
+  if (agent && typeof agent === 'object' && typeof agent.adapter === 'string') {
+    checkPlugin('adapter', adapterRegistry, agent.adapter, agent.options, ['agent'], locate, issues, 'adapter');
   }
-  const metricNames = metricSpecs(parsed.success ? parsed.data.metrics : undefined).map((m) =>
-    (typeof m === 'string' ? m : m.name).toLowerCase(),
-  );
-  // Cross-field check on a valid shape only: with a schema error elsewhere, `metrics` is not known and every
-  // threshold would be reported as "not in metrics" on top of the real problem.
-  if (parsed.success && raw.thresholds && typeof raw.thresholds === 'object') {
-    for (const name of Object.keys(raw.thresholds)) {
-      if (!metricNames.includes(name.toLowerCase())) {
-        issues.push(
-          locate(['thresholds', name], `threshold on '${name}', which is not in metrics (${metricNames.join(', ')})`, {
-            key: true,
-          }),
-        );
-      }
-    }
+  checkEvaluatorList(raw.evaluators, ['evaluators'], locate, issues);
+  const defaults = raw.defaults as Record<string, unknown> | undefined;
+  if (defaults && typeof defaults === 'object') {
+    checkEvaluatorList(defaults.evaluators, ['defaults', 'evaluators'], locate, issues);
   }
-
-  // The headline and display kinds name metrics of this suite.
-  if (parsed.success && typeof raw.headline === 'string' && !metricNames.includes(raw.headline.toLowerCase())) {
-    issues.push(locate(['headline'], `headline '${raw.headline}' is not in metrics (${metricNames.join(', ')})`));
-  }
-  if (parsed.success && raw.display && typeof raw.display === 'object') {
-    for (const name of Object.keys(raw.display)) {
-      if (!metricNames.includes(name.toLowerCase()))
-        issues.push(
-          locate(['display', name], `display kind for '${name}', which is not in metrics (${metricNames.join(', ')})`, {
-            key: true,
-          }),
-        );
-    }
-  }
-
-  // Metric results are keyed by name: a second entry with the same name would silently replace the first.
-  if (parsed.success) {
-    const firstAt = new Map<string, number>();
-    metricNames.forEach((name, i) => {
-      const first = firstAt.get(name);
-      if (first === undefined) firstAt.set(name, i);
-      else {
-        issues.push(
-          locate(
-            ['metrics', i],
-            `metric '${name}' is listed twice (also metrics[${first}]); results are keyed by name, so one would be lost`,
-          ),
-        );
+  if (Array.isArray(raw.metrics)) {
+    raw.metrics.forEach((m, i) => {
+      if (typeof m === 'string') checkPlugin('metric', metricRegistry, m, undefined, ['metrics', i], locate, issues);
+      else if (m && typeof m === 'object' && typeof (m as { name?: unknown }).name === 'string') {
+        const mm = m as { name: string; options?: unknown };
+        checkPlugin('metric', metricRegistry, mm.name, mm.options, ['metrics', i], locate, issues, 'name');
       }
     });
   }
+}
 
-  // Cases: inline ones are kept; file sources are streamed now for validation and again at run time.
-  const defaults: SuiteDefaults = (parsed.success ? parsed.data.defaults : undefined) ?? {};
-  const entries: ({ kind: 'inline'; cases: TestCase[] } | { kind: 'file'; file: string; display: string })[] = [];
+/**
+ * Phase 5: what refers to the suite's metrics names one of them (thresholds, headline, display kinds), and no metric
+ * is listed twice (results are keyed by name). Call it on a valid shape only.
+ */
+export function checkMetricReferences(
+  raw: { thresholds?: unknown; headline?: unknown; display?: unknown },
+  metrics: readonly MetricSpec[],
+  locate: Locate,
+): SuiteIssue[] {
+  const issues: SuiteIssue[] = [];
+  const metricNames = metrics.map((m) => (typeof m === 'string' ? m : m.name).toLowerCase());
+  const known = metricNames.join(', ');
+  if (raw.thresholds && typeof raw.thresholds === 'object') {
+    for (const name of Object.keys(raw.thresholds)) {
+      if (!metricNames.includes(name.toLowerCase())) {
+        issues.push(
+          locate(['thresholds', name], `threshold on '${name}', which is not in metrics (${known})`, { key: true }),
+        );
+      }
+    }
+  }
+  if (typeof raw.headline === 'string' && !metricNames.includes(raw.headline.toLowerCase())) {
+    issues.push(locate(['headline'], `headline '${raw.headline}' is not in metrics (${known})`));
+  }
+  if (raw.display && typeof raw.display === 'object') {
+    for (const name of Object.keys(raw.display)) {
+      if (!metricNames.includes(name.toLowerCase()))
+        issues.push(
+          locate(['display', name], `display kind for '${name}', which is not in metrics (${known})`, { key: true }),
+        );
+    }
+  }
+  // Metric results are keyed by name: a second entry with the same name would silently replace the first.
+  const firstAt = new Map<string, number>();
+  metricNames.forEach((name, i) => {
+    const first = firstAt.get(name);
+    if (first === undefined) firstAt.set(name, i);
+    else {
+      issues.push(
+        locate(
+          ['metrics', i],
+          `metric '${name}' is listed twice (also metrics[${first}]); results are keyed by name, so one would be lost`,
+        ),
+      );
+    }
+  });
+  return issues;
+}
+
+/** What building cases needs from the suite around them. */
+interface CaseContext {
+  defaults: SuiteDefaults;
+  env: Readonly<Record<string, string | undefined>>;
+  redactor: SecretScrubber;
+  checkPlugins: boolean;
+  baseDir: string;
+  /** The suite's content hash: case files' bytes are added as they are read. */
+  hash: ReturnType<typeof createHash>;
+  locate: Locate;
+  /** The suite file as shown in issues. */
+  display: string;
+}
+
+type CaseEntry = { kind: 'inline'; cases: TestCase[] } | { kind: 'file'; file: string; display: string };
+
+/** The suite's cases as validated: where they come from, and how many case x repeat runs they plan. */
+interface CollectedCases {
+  entries: CaseEntry[];
+  total: number;
+  explicitRepeats: number;
+  implicit: number;
+}
+
+/**
+ * Phase 6: every case, inline or from `file://` sources (streamed now for validation and again at run time): each
+ * built with the defaults, ids unique. Issues past `maxIssues` are counted, not kept.
+ */
+async function collectCases(
+  rawTests: unknown,
+  context: CaseContext,
+  issues: SuiteIssue[],
+  maxIssues: number,
+): Promise<CollectedCases> {
+  const { locate, baseDir, hash } = context;
+  const out: CollectedCases = { entries: [], total: 0, explicitRepeats: 0, implicit: 0 };
   const ids = new Map<string, string>();
-  let total = 0;
-  let explicitRepeats = 0;
-  let implicit = 0;
   let suppressed = 0;
   const pushIssue = (i: SuiteIssue) => {
     if (issues.length < maxIssues) issues.push(i);
@@ -230,13 +305,13 @@ export async function validateSuite(
       origin = `${where.file}:${where.line}:${where.col}`;
     }
     ids.set(tc.id, origin);
-    total++;
-    if (tc.repeat) explicitRepeats += tc.repeat;
-    else implicit++;
+    out.total++;
+    if (tc.repeat) out.explicitRepeats += tc.repeat;
+    else out.implicit++;
   };
   const build = (rawCase: RawCase): TestCase | null => {
     const caseIssues: SuiteIssue[] = [];
-    const tc = buildCase(rawCase, defaults, env, redactor, caseIssues, checkPlugins);
+    const tc = buildCase(rawCase, context.defaults, context.env, context.redactor, caseIssues, context.checkPlugins);
     for (const i of caseIssues) pushIssue(i);
     return tc;
   };
@@ -251,17 +326,17 @@ export async function validateSuite(
     if (typeof entry === 'string') {
       inline = null;
       const m = /^file:\/\/(.+)$/.exec(entry);
-      if (!m || !/\.(jsonl|csv|ya?ml|json)$/i.test(m[1])) {
+      if (!m || !/\.(jsonl|csv|ya?ml|json)$/i.test(m[1] as string)) {
         pushIssue(locate(entryPath, 'expected a case or file://<path>.jsonl|.csv|.yaml|.yml|.json'));
         continue;
       }
-      const file = resolve(baseDir, m[1]);
+      const file = resolve(baseDir, m[1] as string);
       if (!existsSync(file)) {
         pushIssue(locate(entryPath, `case file not found: ${displayPath(file)}`));
         continue;
       }
       const fileDisplay = displayPath(file);
-      entries.push({ kind: 'file', file, display: fileDisplay });
+      out.entries.push({ kind: 'file', file, display: fileDisplay });
       for await (const item of readCaseFile(file, fileDisplay, hash)) {
         if (isIssue(item)) pushIssue(item);
         else accept(item, build(item));
@@ -277,7 +352,7 @@ export async function validateSuite(
     if (tc) {
       if (!inline) {
         inline = [];
-        entries.push({ kind: 'inline', cases: inline });
+        out.entries.push({ kind: 'inline', cases: inline });
       }
       inline.push(tc);
     }
@@ -285,26 +360,33 @@ export async function validateSuite(
   if (rawTests !== undefined && rawTests !== null && !Array.isArray(rawTests) && typeof rawTests !== 'string') {
     pushIssue(locate(['tests'], 'expected a list of cases or file://<path>'));
   }
-  ids.clear(); // not needed after validation; the suite's closures would otherwise keep it alive
   if (suppressed > 0) {
-    issues.push({ file: display, line: 0, col: 0, path: '', message: `... and ${suppressed} more problems` });
+    issues.push({ file: context.display, line: 0, col: 0, path: '', message: `... and ${suppressed} more problems` });
   }
-  if (issues.length > 0 || !parsed.success) return { suite: null, issues };
+  return out;
+}
 
-  const file = parsed.data;
-  const contentHash = hash.digest('hex');
-  const agentOptions = file.agent.options ?? {};
-  const suite: LoadedSuite = {
+/** Phase 7: the validated suite, its cases streamed from their sources on each `cases()` call. */
+function assembleSuite(
+  file: SuiteFile,
+  abs: string,
+  contentHash: string,
+  collected: CollectedCases,
+  context: CaseContext,
+): LoadedSuite {
+  const { defaults, env, redactor } = context;
+  const { entries, total, explicitRepeats, implicit } = collected;
+  return {
     name: file.name,
     version: file.version,
     description: file.description ?? null,
     path: abs,
-    baseDir,
+    baseDir: context.baseDir,
     contentHash,
     totalCases: total,
     agent: {
       adapter: file.agent.adapter,
-      options: agentOptions,
+      options: file.agent.options ?? {},
       ...(file.agent.label ? { label: file.agent.label } : {}),
       ...(file.agent.version ? { version: file.agent.version } : {}),
     },
@@ -336,7 +418,6 @@ export async function validateSuite(
       }
     },
   };
-  return { suite, issues };
 }
 
 function displayPath(abs: string): string {
