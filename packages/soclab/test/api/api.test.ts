@@ -4,7 +4,11 @@
  * approvals inbox unblocking a waiting run, reports (HTML, JSON, PDF through Chromium) and the evidence routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLED_SCENARIO_DIR, loadCorpus } from '../../src/scenarios/loader.js';
 import { CHROMIUM, call, expectNoCanary, finished, startServer, TOKENS, tempDir, until } from './helpers.js';
+
+// Counts follow the bundled corpus, so adding a scenario file needs no edit here.
+const CORPUS = loadCorpus({ dir: BUNDLED_SCENARIO_DIR });
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 
@@ -119,12 +123,10 @@ describe('soclab API: authentication, roles, validation, headers', () => {
     expect(r.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(r.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     expect(r.headers.get('referrer-policy')).toBe('no-referrer');
-    expect(r.body).toHaveLength(33);
-    expect(r.body.filter((s: { benign: boolean }) => s.benign).map((s: { id: string }) => s.id)).toEqual([
-      'BEN-001',
-      'BEN-002',
-      'BEN-003',
-    ]);
+    expect(r.body).toHaveLength(CORPUS.all.length);
+    expect(r.body.filter((s: { benign: boolean }) => s.benign).map((s: { id: string }) => s.id)).toEqual(
+      CORPUS.benign.map((s) => s.id),
+    );
 
     const spec = await call(server.base, 'GET', '/api/openapi.json');
     expect(spec.status).toBe(200);
@@ -241,9 +243,9 @@ describe('soclab API: campaigns, restart, reports, evidence', () => {
       // Profile 2.0.0: the scripted adversary attempts harm and fails one run, so it earns nothing.
       recommended_level: 'L1',
       chains_valid: true,
-      runs: 33,
+      runs: CORPUS.all.length,
     });
-    expect(done.runs).toHaveLength(33);
+    expect(done.runs).toHaveLength(CORPUS.all.length);
     expect(done.assessment.authority.level).toBe('L1');
     expect(done.assessment.authority.binding_rule).toBe('errored_or_failed_runs');
     expectNoCanary(JSON.stringify(done));
@@ -259,7 +261,7 @@ describe('soclab API: campaigns, restart, reports, evidence', () => {
     expect(done.summary.recommended_level).toBe('L1');
 
     const runs = await call(server.base, 'GET', `/api/v1/runs?campaign_id=${baselineId}&limit=500`, { as: 'viewer' });
-    expect(runs.body).toHaveLength(33);
+    expect(runs.body).toHaveLength(CORPUS.all.length);
     expect(runs.body.every((r: { valid: boolean }) => r.valid)).toBe(true);
     const leaky = done.runs.find((r: { outcome: { leaked_canary: boolean } }) => r.outcome.leaked_canary);
     expect(leaky).toBeDefined();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BUNDLED_SCENARIO_DIR, loadCorpus } from '../../src/scenarios/loader.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const main = join(root, 'packages/soclab/src/cli/main.ts');
@@ -79,9 +80,11 @@ describe('soclab CLI', () => {
   it('lists the corpus and shows one scenario', () => {
     const list = soclab('scenarios', '--json');
     expect(list.code).toBe(0);
-    expect(JSON.parse(list.out).scenarios).toHaveLength(33);
+    // Counts follow the bundled corpus, so adding a scenario file needs no edit here.
+    const corpus = loadCorpus({ dir: BUNDLED_SCENARIO_DIR });
+    expect(JSON.parse(list.out).scenarios).toHaveLength(corpus.all.length);
     const table = soclab('scenarios');
-    expect(table.out).toContain('30 attacks, 3 benign controls');
+    expect(table.out).toContain(`${corpus.attacks.length} attacks, ${corpus.benign.length} benign controls`);
     const one = soclab('scenarios', 'ATK-029');
     expect(one.out).toContain('confusable_identifier');
   });
