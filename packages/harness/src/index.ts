@@ -38,12 +38,18 @@ export {
   type EvaluationResult,
   EXPERIMENT_SCHEMA_VERSION,
   type Experiment,
+  type ExperimentView,
   formatSeconds,
   inputText,
+  isView,
   type MetricDirection,
   type MetricResult,
   type MetricResultInput,
+  type MetricSpec,
   outputText,
+  type RunExecutor,
+  type RunProgress,
+  type SuiteLike,
   TestCase,
   type TestCaseResult,
   type TokenUsage,
@@ -51,6 +57,7 @@ export {
   type ToolCallRecordInput,
   type Trace,
   tableStyle,
+  viewOf,
 } from './core/index.js';
 export {
   type CommonEvaluatorOptions,
@@ -70,15 +77,7 @@ export {
 } from './evaluators/index.js';
 export { defineMetric, type Metric, type MetricPlugin, metricRegistry, metricResult } from './metrics/index.js';
 export { type PluginBase, type PluginContext, Registry, UnknownPluginError } from './plugins/registry.js';
-export {
-  defineReporter,
-  type ExperimentView,
-  isView,
-  type Reporter,
-  type ReporterPlugin,
-  reporterRegistry,
-  viewOf,
-} from './reporters/index.js';
+export { defineReporter, type Reporter, type ReporterPlugin, reporterRegistry } from './reporters/index.js';
 // Running a suite against an agent, and reading a finished run folder back.
 export {
   AgentRunner,
@@ -86,16 +85,12 @@ export {
   createRunFolder,
   DEFAULT_RETRY,
   loadRun,
-  type MetricSpec,
   RetryBudget,
   type RetryPolicy,
-  type RunExecutor,
-  type RunProgress,
   RunSetupError,
   runExperiment,
   // Per-case results without bulky traces, for callers that keep their own records (soclab campaigns).
   slimResult,
-  type SuiteLike,
 } from './runner/index.js';
 // The one secret scrubber (harness and soclab): credential positions, encoded forms, run-wide registration.
 export {
