@@ -135,10 +135,45 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const host = options.host ?? '127.0.0.1';
   const webRoot = options.webRoot ?? findWebRoot();
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: 1000 } });
-  const sse = new Set<ServerResponse>();
-  const loopbackOnly = LOOPBACK.has(host);
+  guardRequests(app, host);
+  registerRunRoutes(app, store);
+  registerCompareRoutes(app, store);
+  const events = registerLiveEvents(app);
+  await registerWebApp(app, webRoot);
+  const live =
+    options.watch === false
+      ? null
+      : new LiveIndexer({
+          store,
+          runsDir: options.runsDir,
+          extra: options.runs,
+          intervalMs: options.pollIntervalMs,
+          onEvent: events.broadcast,
+        });
+  app.addHook('preClose', async () => {
+    await live?.stop();
+    events.close();
+  });
 
-  // DNS-rebinding guard: a loopback viewer answers only requests addressed to a loopback name.
+  await app.listen({ host, port: options.port ?? DEFAULT_VIEWER_PORT });
+  await live?.start();
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    app,
+    url: `http://${shownHost}:${port}/`,
+    hasWebApp: webRoot !== null,
+    close: () => app.close(),
+  };
+}
+
+/**
+ * Every request: a loopback viewer answers only requests addressed to a loopback name (DNS-rebinding guard),
+ * every response carries the security headers, and errors become JSON with their status.
+ */
+function guardRequests(app: FastifyInstance, host: string): void {
+  const loopbackOnly = LOOPBACK.has(host);
   app.addHook('onRequest', async (req, reply) => {
     if (!loopbackOnly) return;
     const hostname = (req.headers.host ?? '').replace(/:\d+$/, '');
@@ -163,7 +198,10 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     return reply.code(status).send({ error: status === 500 ? `internal error: ${err.message}` : err.message });
   });
+}
 
+/** Health, the OpenAPI description, runs and their cases, suites with their history and flaky cases. */
+function registerRunRoutes(app: FastifyInstance, store: RunStore): void {
   app.get('/api/health', async () => ({ ok: true, store: store.target.display.replace(/^sqlite:.*/, 'sqlite') }));
 
   // The API's own description, generated from the zod schemas its responses are typed against.
@@ -220,7 +258,10 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
       quarantine,
     });
   });
+}
 
+/** The comparison of two runs and its per-case changes (filtered and paged here, over the cached deltas). */
+function registerCompareRoutes(app: FastifyInstance, store: RunStore): void {
   // Comparisons read both runs in full; keep the last few, keyed by what was indexed.
   const compareCache = new Map<string, Promise<{ payload: ComparePayload; deltas: CaseDelta[] }>>();
   const compareRuns = async (baselineRef: string, candidateRef: string) => {
@@ -259,21 +300,33 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   app.get('/api/compare/cases', async (req): Promise<Page<CaseDelta>> => {
     const q = parse(CompareCasesQuery, req.query, 'query');
     const { deltas } = await compareRuns(q.baseline, q.candidate);
-    const changes = q.change ? new Set<CaseChange>(q.change) : null;
-    const needle = q.q?.toLowerCase();
-    const filtered = deltas.filter(
-      (d) =>
-        (!changes || changes.has(d.change)) &&
-        (!needle || d.test_id.toLowerCase().includes(needle) || d.test_name.toLowerCase().includes(needle)),
-    );
-    return {
-      total: filtered.length,
-      offset: q.offset,
-      limit: q.limit,
-      items: filtered.slice(q.offset, q.offset + q.limit),
-    };
+    return pageOfDeltas(deltas, q);
   });
+}
 
+/** One page of case changes: those of the asked kinds whose id or name contains `q` (case-insensitive). */
+export function pageOfDeltas(
+  deltas: readonly CaseDelta[],
+  query: { change?: readonly CaseChange[]; q?: string; offset: number; limit: number },
+): Page<CaseDelta> {
+  const changes = query.change ? new Set<CaseChange>(query.change) : null;
+  const needle = query.q?.toLowerCase();
+  const filtered = deltas.filter(
+    (d) =>
+      (!changes || changes.has(d.change)) &&
+      (!needle || d.test_id.toLowerCase().includes(needle) || d.test_name.toLowerCase().includes(needle)),
+  );
+  return {
+    total: filtered.length,
+    offset: query.offset,
+    limit: query.limit,
+    items: filtered.slice(query.offset, query.offset + query.limit),
+  };
+}
+
+/** Server-sent events for live runs: `broadcast` sends one to every open stream; `close` ends them all. */
+function registerLiveEvents(app: FastifyInstance): { broadcast(event: LiveEvent): void; close(): void } {
+  const sse = new Set<ServerResponse>();
   app.get('/api/events', (req, reply: FastifyReply) => {
     reply.hijack();
     const res = reply.raw;
@@ -287,15 +340,25 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     sse.add(res);
     req.raw.on('close', () => sse.delete(res));
   });
-  const broadcast = (event: LiveEvent) => {
-    const data = `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-    for (const res of sse) res.write(data);
-  };
   const heartbeat = setInterval(() => {
     for (const res of sse) res.write(': keep-alive\n\n');
   }, 15_000);
   heartbeat.unref();
+  return {
+    broadcast(event) {
+      const data = `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+      for (const res of sse) res.write(data);
+    },
+    close() {
+      clearInterval(heartbeat);
+      for (const res of sse) res.end();
+      sse.clear();
+    },
+  };
+}
 
+/** The built React app (client routes get index.html), and plain answers for unknown API paths or no build. */
+async function registerWebApp(app: FastifyInstance, webRoot: string | null): Promise<void> {
   if (webRoot) {
     await app.register(fastifyStatic, { root: webRoot, prefix: '/', wildcard: false, index: 'index.html' });
   }
@@ -303,7 +366,7 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     if (req.url.startsWith('/api/'))
       return reply.code(404).send({ error: `no such endpoint: ${req.method} ${req.url.split('?')[0]}` });
     // Client routes get the app; a missing asset (a file name) stays a 404.
-    if (webRoot && req.method === 'GET' && !/\.[a-z0-9]+$/i.test(req.url.split('?')[0]))
+    if (webRoot && req.method === 'GET' && !/\.[a-z0-9]+$/i.test(req.url.split('?')[0] as string))
       return reply.sendFile('index.html');
     return reply
       .code(webRoot ? 404 : 503)
@@ -314,34 +377,4 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
           : 'The viewer web app is not built. Run `npm run build` (it builds packages/harness/web into dist/web); the JSON API under /api works meanwhile.\n',
       );
   });
-
-  const live =
-    options.watch === false
-      ? null
-      : new LiveIndexer({
-          store,
-          runsDir: options.runsDir,
-          extra: options.runs,
-          intervalMs: options.pollIntervalMs,
-          onEvent: broadcast,
-        });
-
-  app.addHook('preClose', async () => {
-    clearInterval(heartbeat);
-    await live?.stop();
-    for (const res of sse) res.end();
-    sse.clear();
-  });
-
-  await app.listen({ host, port: options.port ?? DEFAULT_VIEWER_PORT });
-  await live?.start();
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
-  return {
-    app,
-    url: `http://${shownHost}:${port}/`,
-    hasWebApp: webRoot !== null,
-    close: () => app.close(),
-  };
 }
