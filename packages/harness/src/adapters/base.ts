@@ -38,10 +38,12 @@ export interface AdapterPlugin<Options = unknown> extends PluginBase<Options> {
 export const adapterRegistry = new Registry<AdapterPlugin<never>>('adapter');
 
 /** Register an adapter plugin (typed helper so options infer from the schema). */
-export function defineAdapter<O>(plugin: {
+export function defineAdapter<O, I = unknown>(plugin: {
   name: string;
   description: string;
-  options: z.ZodType<O>;
+  options: z.ZodType<O, I>;
+  /** A valid options set for `list-plugins` and the conformance tests (needed when an option is required). */
+  example?: NoInfer<I> & Readonly<Record<string, unknown>>;
   create(options: O, ctx: PluginContext): Agent | Promise<Agent>;
 }): AdapterPlugin<O> {
   adapterRegistry.register(plugin as unknown as AdapterPlugin<never>);

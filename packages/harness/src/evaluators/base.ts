@@ -32,10 +32,12 @@ export interface EvaluatorPlugin<Options = unknown> extends PluginBase<Options> 
 export const evaluatorRegistry = new Registry<EvaluatorPlugin<never>>('evaluator');
 
 /** Register an evaluator plugin (typed helper so options infer from the schema). */
-export function defineEvaluator<O>(plugin: {
+export function defineEvaluator<O, I = unknown>(plugin: {
   name: string;
   description: string;
-  options: z.ZodType<O>;
+  options: z.ZodType<O, I>;
+  /** A valid options set for `list-plugins` and the conformance tests (needed when an option is required). */
+  example?: NoInfer<I> & Readonly<Record<string, unknown>>;
   create(options: O, ctx: PluginContext): Evaluator;
 }): EvaluatorPlugin<O> {
   evaluatorRegistry.register(plugin as unknown as EvaluatorPlugin<never>);

@@ -18,6 +18,7 @@ interface Opts extends Record<string, unknown> {
  */
 export const closedQa = defineJudgeEvaluator<Opts>({
   name: 'closed_qa',
+  example: { provider: 'openai', criteria: 'Gives the exact refund window in days' },
   description: 'LLM judge decides yes/no whether the output answers the question and meets the given criteria.',
   promptVersion: CLOSED_QA_PROMPT_VERSION,
   stage: 'judge_closed_qa',

@@ -15,6 +15,7 @@ const Options = z.strictObject({
  */
 export const costBudget = defineEvaluator({
   name: 'cost_budget',
+  example: { max: 0.01 },
   description: "Agent's cost for the case is within a USD budget (options: max, allow_missing).",
   options: Options,
   create(opts) {

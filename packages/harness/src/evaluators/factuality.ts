@@ -47,6 +47,7 @@ interface Opts extends Record<string, unknown> {
  */
 export const factuality = defineJudgeEvaluator<Opts>({
   name: 'factuality',
+  example: { provider: 'anthropic' },
   description:
     "LLM judge checks the output's facts against the expected answer (subset/superset/same/contradiction/immaterial_difference).",
   promptVersion: FACTUALITY_PROMPT_VERSION,

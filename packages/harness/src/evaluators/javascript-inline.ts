@@ -48,6 +48,7 @@ const Options = z
  */
 export const javascriptInline = defineEvaluator({
   name: 'javascript_inline',
+  example: { code: "output.includes('order')" },
   description: "Inline JavaScript check (promptfoo's javascript assertion): boolean, score, or { pass, score, reason }",
   options: Options,
   create: ({ code, threshold }) => {

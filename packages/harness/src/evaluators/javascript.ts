@@ -87,6 +87,7 @@ export function interpretReturn(value: unknown): {
  */
 export const javascript = defineEvaluator({
   name: 'javascript',
+  example: { module: './checks.mjs#mentionsOrder' },
   description:
     'Custom check: a function from a JS/TS module returns pass/score/explanation (options: module "file#export", config).',
   options: Options,

@@ -58,6 +58,7 @@ export function loadSchemaFile(path: string): Record<string, unknown> {
  */
 export const jsonSchema = defineEvaluator({
   name: 'json_schema',
+  example: { schema: { type: 'object', required: ['answer'] } },
   description:
     'Output JSON validates against a JSON Schema (draft 2020-12); reports every violation (options: schema | schema_file).',
   options: Options,

@@ -15,6 +15,7 @@ const Options = z.strictObject({
  */
 export const latencyBudget = defineEvaluator({
   name: 'latency_budget',
+  example: { max: 5 },
   description:
     'Agent latency (and optionally time to first token) is within a budget in seconds (options: max, max_ttft).',
   options: Options,

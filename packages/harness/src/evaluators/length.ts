@@ -8,6 +8,7 @@ import { BoundsOptions, describeBounds, outOfBounds } from './support/bounds.js'
  */
 export const lengthEvaluator = defineEvaluator({
   name: 'length',
+  example: { max: 2000 },
   description: 'Output length in characters is within bounds (options: min, max, value).',
   options: BoundsOptions,
   create(opts) {

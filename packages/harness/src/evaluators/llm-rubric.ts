@@ -18,6 +18,7 @@ interface Opts extends Record<string, unknown> {
  */
 export const llmRubric = defineJudgeEvaluator<Opts>({
   name: 'llm_rubric',
+  example: { provider: 'openai', model: 'gpt-4o-mini', rubric: 'Apologises and offers a refund' },
   description:
     'LLM judge scores the output against a rubric on a scale (default 0-10) with reasoning; supports judge panels.',
   promptVersion: LLM_RUBRIC_PROMPT_VERSION,

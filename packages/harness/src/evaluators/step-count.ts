@@ -23,6 +23,7 @@ const Options = z
  */
 export const stepCount = defineEvaluator({
   name: 'step_count',
+  example: { max: 5 },
   description: 'Number of agent steps (tool calls, messages or spans) is within min/max bounds.',
   options: Options,
   create(opts) {

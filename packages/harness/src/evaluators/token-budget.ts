@@ -22,6 +22,7 @@ const Options = z
  */
 export const tokenBudget = defineEvaluator({
   name: 'token_budget',
+  example: { max: 4000 },
   description: "Agent's token usage is within budget (options: max total, max_input, max_output, allow_missing).",
   options: Options,
   create(opts) {

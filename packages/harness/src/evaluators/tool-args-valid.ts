@@ -25,6 +25,7 @@ const Options = z
  */
 export const toolArgsValid = defineEvaluator({
   name: 'tool_args_valid',
+  example: { schemas: { search: { type: 'object', required: ['query'] } } },
   description:
     "Each tool call's arguments validate against the JSON Schema declared for that tool; lists every violation.",
   options: Options,

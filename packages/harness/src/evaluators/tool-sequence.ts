@@ -19,6 +19,7 @@ const Options = z.strictObject({
  */
 export const toolSequence = defineEvaluator({
   name: 'tool_sequence',
+  example: { sequence: ['search', 'answer'] },
   description:
     'Tool calls contain a sequence in order (ordered subsequence, or contiguous); score = share of the sequence found.',
   options: Options,

@@ -14,6 +14,7 @@ export function wordCount(text: string): number {
  */
 export const wordCountEvaluator = defineEvaluator({
   name: 'word_count',
+  example: { max: 100 },
   description: 'Number of words in the output is within bounds (options: min, max, value).',
   options: BoundsOptions,
   create(opts) {

@@ -18,11 +18,13 @@ export interface MetricPlugin<Options = unknown> extends PluginBase<Options> {
 export const metricRegistry = new Registry<MetricPlugin<never>>('metric');
 
 /** Register a metric plugin (typed helper so options infer from the schema). */
-export function defineMetric<O>(plugin: {
+export function defineMetric<O, I = unknown>(plugin: {
   name: string;
   description: string;
   direction: MetricDirection;
-  options: z.ZodType<O>;
+  options: z.ZodType<O, I>;
+  /** A valid options set for `list-plugins` and the conformance tests (needed when an option is required). */
+  example?: NoInfer<I> & Readonly<Record<string, unknown>>;
   create(options: O, ctx: PluginContext): Metric;
 }): MetricPlugin<O> {
   metricRegistry.register(plugin as unknown as MetricPlugin<never>);

@@ -21,6 +21,11 @@ export interface PluginBase<Options = unknown> {
   readonly description: string;
   /** Validates the options given in a suite; errors carry a field path. */
   readonly options: z.ZodType<Options>;
+  /**
+   * A valid options set as written in a suite, shown by `harness list-plugins` and used by the conformance tests
+   * to build the plugin. Needed when an option is required; without it they build the plugin with `{}`.
+   */
+  readonly example?: Readonly<Record<string, unknown>>;
 }
 
 /** Thrown when a name is not registered; the message lists known names and the closest one. */

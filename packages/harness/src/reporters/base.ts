@@ -18,11 +18,13 @@ export interface ReporterPlugin<Options = unknown> extends PluginBase<Options> {
 export const reporterRegistry = new Registry<ReporterPlugin<never>>('reporter');
 
 /** Register a reporter plugin (typed helper so options infer from the schema). */
-export function defineReporter<O>(plugin: {
+export function defineReporter<O, I = unknown>(plugin: {
   name: string;
   description: string;
   extension: string;
-  options: z.ZodType<O>;
+  options: z.ZodType<O, I>;
+  /** A valid options set for `list-plugins` and the conformance tests (needed when an option is required). */
+  example?: NoInfer<I> & Readonly<Record<string, unknown>>;
   create(options: O): Reporter;
 }): ReporterPlugin<O> {
   reporterRegistry.register(plugin as unknown as ReporterPlugin<never>);

@@ -56,7 +56,14 @@ export function register(program: Command): void {
       const selected = category ? [category] : [...CATEGORIES];
       if (opts.json) {
         const out = Object.fromEntries(
-          selected.map((c) => [c, registries[c].list().map((p) => ({ name: p.name, description: p.description }))]),
+          selected.map((c) => [
+            c,
+            registries[c].list().map((p) => ({
+              name: p.name,
+              description: p.description,
+              ...(p.example ? { example: p.example } : {}),
+            })),
+          ]),
         );
         process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         return;
@@ -66,7 +73,11 @@ export function register(program: Command): void {
         const plugins = registries[c].list();
         lines.push(`${c} (${plugins.length})`);
         const width = Math.max(0, ...plugins.map((p) => p.name.length));
-        for (const p of plugins) lines.push(`  ${p.name.padEnd(width)}  ${p.description}`);
+        for (const p of plugins) {
+          lines.push(`  ${p.name.padEnd(width)}  ${p.description}`);
+          // A plugin with required options shows a valid set, so the listing is enough to write a suite entry.
+          if (p.example) lines.push(`  ${' '.repeat(width)}  e.g. options: ${JSON.stringify(p.example)}`);
+        }
         lines.push('');
       }
       process.stdout.write(lines.join('\n'));

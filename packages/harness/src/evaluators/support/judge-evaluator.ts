@@ -37,6 +37,8 @@ export interface JudgeDefinition<O> {
   /** Model request stage id (lets scripted mocks answer per evaluator). */
   stage: string;
   options: z.ZodRawShape;
+  /** A valid options set, as for every plugin (a judge needs at least a provider). */
+  example: Readonly<Record<string, unknown>>;
   refine?: (o: O, ctx: z.RefinementCtx) => void;
   /** Task description placed in the system prompt, and the JSON shape the judge must return. */
   system(opts: O): string;
@@ -112,6 +114,7 @@ export function defineJudgeEvaluator<O extends Record<string, unknown>>(
     name: def.name,
     description: def.description,
     options: schema as unknown as z.ZodType<Full>,
+    example: def.example,
     create(opts, ctx) {
       const o = opts as unknown as O & CommonJudgeOptions;
       const judges = judgeSpecs(opts as Parameters<typeof judgeSpecs>[0]).map(
