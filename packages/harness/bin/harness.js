@@ -1,2 +1,14 @@
 #!/usr/bin/env node
-import '../dist/cli/main.js';
+// The bundled CLI (dist/bundle, scripts/build-bundles.mjs) loads a few files instead of ~600 modules. It is used
+// only while it is newer than the tsc builds it came from; after a `tsc -b` alone the tsc output runs instead.
+import { statSync } from 'node:fs';
+
+const mtime = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? Number.NaN;
+const bundle = mtime('../dist/bundle/cli.js');
+if (bundle >= Math.max(mtime('../dist/.tsbuildinfo'), mtime('../../models/dist/.tsbuildinfo'))) {
+  // Stack traces name the TypeScript sources, not bundle offsets.
+  process.setSourceMapsEnabled(true);
+  await import('../dist/bundle/cli.js');
+} else {
+  await import('../dist/cli/main.js');
+}

@@ -6,6 +6,32 @@ import { pathToFileURL } from 'node:url';
 const TS_FILE = /\.(ts|mts|cts|tsx)$/i;
 
 let tsxRegistered = false;
+let bundleHookRegistered = false;
+
+/**
+ * Set by the bundled CLIs (scripts/build-bundles.mjs): '@aeh/harness' (and the other workspace packages the bundle
+ * contains) -> URL of the bundle's own entry for it, which shares the CLI's chunks.
+ */
+const BUNDLE_ENTRIES = Symbol.for('aeh.bundle.entries');
+
+/**
+ * Resolve hook for plugins loaded by a bundled CLI. Without it, `import '@aeh/harness'` in a plugin loads the
+ * package's unbundled modules: a second copy whose registries, AsyncLocalStorage and classes the CLI never sees.
+ */
+const BUNDLE_RESOLVE_HOOK = `let entries = {};
+export function initialize(data) { entries = data; }
+export function resolve(specifier, context, next) {
+  const url = entries[specifier];
+  return url ? { url, format: 'module', shortCircuit: true } : next(specifier, context);
+}`;
+
+async function shareBundledPackages(): Promise<void> {
+  const entries = (globalThis as Record<symbol, unknown>)[BUNDLE_ENTRIES] as Record<string, string> | undefined;
+  if (!entries || bundleHookRegistered) return;
+  bundleHookRegistered = true;
+  const { register } = await import('node:module');
+  register(`data:text/javascript,${encodeURIComponent(BUNDLE_RESOLVE_HOOK)}`, { data: entries });
+}
 
 /**
  * Import a TypeScript file. When this module itself runs as TypeScript (under tsx or vitest) the host
@@ -44,6 +70,7 @@ export function isPathSpecifier(spec: string): boolean {
  * names from `baseDir` (the suite's folder) so a suite's own `node_modules` is found first.
  */
 export async function importModule(spec: string, baseDir: string): Promise<Record<string, unknown>> {
+  await shareBundledPackages();
   if (isPathSpecifier(spec)) {
     const file = spec.startsWith('file:') ? new URL(spec).pathname : resolve(baseDir, spec);
     if (!existsSync(file)) throw new Error(`module not found: ${file}`);

@@ -96,9 +96,11 @@ describe('harness run exports OpenTelemetry traces', () => {
     );
     expect(r.code, r.out).toBe(0);
     const loaded = readFileSync(imports, 'utf8');
-    expect(loaded).toContain('/runner/runner.js'); // the recorder saw the run's own modules
+    // The recorder saw the run's own modules: the tsc output, or the bundled CLI (scripts/build-bundles.mjs).
+    expect(loaded).toMatch(/\/cli\/commands\/run\.js|\/dist\/bundle\/cli\.js/);
     expect(loaded).not.toContain('@opentelemetry');
     expect(loaded).not.toContain('/telemetry/otel.js');
+    expect(loaded).not.toContain('harness.telemetry.otel.js'); // the bundle's file for it
     expect(traceparents.every((t) => t === '')).toBe(true);
     expect(readFileSync(join(dir, 'run', 'journal.jsonl'), 'utf8')).not.toContain('"otel"');
     expect(receiver.spans).toHaveLength(0);

@@ -1,0 +1,172 @@
+#!/usr/bin/env node
+// Bundles each CLI (harness, soclab) into a few files under packages/<pkg>/dist/bundle/ with esbuild (issue 22).
+// Node 20 has no module compile cache: a 1-case `harness run` otherwise opens ~600 ES modules (Kysely alone 263,
+// zod 95, yaml 72), and resolving, reading and compiling them is most of the run's fixed cost.
+//
+// - Runs after `tsc -b` (npm run build / pretest). bin/<cli>.js uses the bundle only while it is newer than every
+//   .tsbuildinfo it was built from, else the tsc output, so a `tsc -b` alone never leaves a stale bundle in use.
+// - One build per CLI with code splitting and several entries: `cli`, and one per workspace package the CLI
+//   contains (`harness`, `models`, `soclab`). A plugin that imports '@aeh/harness' from the bundled CLI is pointed at
+//   the bundle's own `harness.js` (plugins/import.ts), so it shares the CLI's module instances and registries.
+// - Lazy `await import()`s stay lazy (separate chunks); native, WebAssembly and rarely used heavy packages stay
+//   external and load from node_modules as before.
+// - `import.meta.url` in package sources is rewritten to the URL of the file's tsc output (dist/<same path>.js),
+//   so data folders, package.json and worker scripts found relative to a source file resolve as before.
+// - Linked source maps; the bins turn them on, so stack traces name the .ts sources.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Packages loaded from node_modules at run time: native or WebAssembly code, or heavy and only used on demand. */
+const EXTERNAL = [
+  'better-sqlite3',
+  'bindings',
+  '@cedar-policy/cedar-wasm',
+  'playwright-core',
+  'pg',
+  'pg-native',
+  'bullmq',
+  'ioredis',
+  'fastify',
+  /^@fastify\//,
+  'fastify-type-provider-zod',
+  /^@modelcontextprotocol\//,
+  /^@opentelemetry\//,
+  'undici',
+  'ai',
+  /^@ai-sdk\//,
+  'tsx',
+  'pino',
+  'pino-pretty',
+  'react',
+  'react-dom',
+  'ajv',
+  'ajv-formats',
+  'xmlbuilder2',
+  'jose',
+];
+
+const packageName = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+const isExternal = (spec) => EXTERNAL.some((e) => (typeof e === 'string' ? e === packageName(spec) : e.test(spec)));
+
+/** The `exports` map of a workspace package: subpath ('.', './cli', './*') -> its tsc output ('./dist/x.js'). */
+function exportsOf(pkg) {
+  const manifest = JSON.parse(readFileSync(join(root, 'packages', pkg, 'package.json'), 'utf8'));
+  // Only code: './package.json' and the like are read from the package folder as before.
+  return Object.fromEntries(
+    Object.entries(manifest.exports)
+      .map(([k, v]) => [k, typeof v === 'string' ? v : (v.default ?? v.import)])
+      .filter(([, target]) => /^\.\/dist\/.*\.js$/.test(target)),
+  );
+}
+
+/** './dist/a/b.js' of a package -> its source file (src/a/b.ts or .tsx). */
+function sourceOf(pkg, distPath) {
+  const base = join(root, 'packages', pkg, distPath.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, ''));
+  for (const ext of ['.ts', '.tsx']) if (existsSync(base + ext)) return base + ext;
+  throw new Error(`packages/${pkg}: no source file for ${distPath}`);
+}
+
+/** Workspace imports ('@aeh/harness', '@aeh/harness/cli') resolve, through the package's exports map, to sources. */
+function workspaceSource(spec) {
+  const m = /^@aeh\/(models|harness|soclab)(\/.+)?$/.exec(spec);
+  if (!m) return undefined;
+  const subpath = `.${m[2] ?? ''}`;
+  const map = exportsOf(m[1]);
+  if (map[subpath]) return sourceOf(m[1], map[subpath]);
+  for (const [key, target] of Object.entries(map)) {
+    if (!key.includes('*')) continue;
+    const [prefix, suffix] = key.split('*');
+    if (subpath.startsWith(prefix) && subpath.endsWith(suffix)) {
+      return sourceOf(m[1], target.replace('*', subpath.slice(prefix.length, subpath.length - suffix.length)));
+    }
+  }
+  throw new Error(`${spec} is not exported by packages/${m[1]}/package.json`);
+}
+
+function bundlePlugin(outdir) {
+  return {
+    name: 'aeh-bundle',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('node:')) return { path: args.path, external: true };
+        const source = workspaceSource(args.path);
+        if (source) return { path: source };
+        if (isExternal(args.path)) return { path: args.path, external: true };
+        return undefined;
+      });
+      b.onLoad({ filter: /[/\\]packages[/\\](models|harness|soclab)[/\\]src[/\\].*\.tsx?$/ }, (args) => {
+        let contents = readFileSync(args.path, 'utf8');
+        // `await import('yaml')` of a CommonJS package inlined in a split bundle yields only `default`
+        // (module.exports); Node gives named exports too. Give the bundle's dynamic imports Node's shape.
+        contents = contents.replace(/\bawait import\('([^'.][^']*)'\)/g, (call, spec) =>
+          spec.startsWith('node:') || isExternal(spec) || workspaceSource(spec)
+            ? call
+            : `${call}.then(__aehCjsInterop)`,
+        );
+        if (contents.includes('import.meta.url')) {
+          const rel = relative(join(root, 'packages'), args.path).split(/[/\\]/);
+          // packages/<pkg>/src/a/b.ts -> packages/<pkg>/dist/a/b.js, relative to the bundle folder.
+          const tscOutput = join(root, 'packages', rel[0], 'dist', ...rel.slice(2)).replace(/\.tsx?$/, '.js');
+          const fromBundle = relative(outdir, tscOutput).split(/[/\\]/).join('/');
+          contents = contents.replaceAll(
+            'import.meta.url',
+            `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`,
+          );
+        }
+        return { contents, loader: args.path.endsWith('.tsx') ? 'tsx' : 'ts' };
+      });
+    },
+  };
+}
+
+/** Builds one CLI: `cli.js` plus an entry per workspace package it contains, sharing chunks. */
+async function bundleCli(pkg, packagesInside) {
+  const outdir = join(root, 'packages', pkg, 'dist', 'bundle');
+  const entryPoints = { cli: join(root, 'packages', pkg, 'src', 'cli', 'main.ts') };
+  // Every named export of each package inside becomes an entry ('@aeh/harness/cli' -> harness.cli.js), so a
+  // plugin's import of any of them lands on the bundle's copy. Wildcard subpaths are left to the tsc output.
+  const entries = {};
+  for (const p of packagesInside) {
+    for (const [subpath, target] of Object.entries(exportsOf(p))) {
+      if (subpath.includes('*')) continue;
+      const name = `${p}${subpath.slice(1).replaceAll('/', '.')}`;
+      entryPoints[name] = sourceOf(p, target);
+      entries[`@aeh/${p}${subpath.slice(1)}`] = `./${name}.js`;
+    }
+  }
+  await build({
+    entryPoints,
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    sourcesContent: false,
+    // Chunks sit beside the entries: import.meta.url-relative paths below assume one folder.
+    chunkNames: '[name]-[hash]',
+    logLevel: 'warning',
+    tsconfig: join(root, 'packages', pkg, 'tsconfig.json'),
+    plugins: [bundlePlugin(outdir)],
+    banner: {
+      // CommonJS packages inside the bundle call require() for Node built-ins; ES modules have no require.
+      // The entries map tells plugins/import.ts which of the bundle’s files stands for which workspace package.
+      js: [
+        "import { createRequire as __aehCreateRequire } from 'node:module';",
+        'const require = __aehCreateRequire(import.meta.url);',
+        "const __aehCjsInterop = (m) => { const d = m.default; return Object.keys(m).length === 1 && d !== null && (typeof d === 'object' || typeof d === 'function') ? { ...d, default: d } : m; };",
+        `globalThis[Symbol.for('aeh.bundle.entries')] ??= Object.fromEntries(Object.entries(${JSON.stringify(entries)}).map(([k, v]) => [k, new URL(v, import.meta.url).href]));`,
+      ].join('\n'),
+    },
+  });
+}
+
+const started = performance.now();
+await bundleCli('harness', ['harness', 'models']);
+await bundleCli('soclab', ['soclab', 'harness', 'models']);
+console.log(`bundled the harness and soclab CLIs in ${(performance.now() - started).toFixed(0)} ms`);
