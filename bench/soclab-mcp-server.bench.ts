@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ActionProposal } from '../packages/soclab/src/contracts/models.js';
+import { ActionProposal } from '../packages/soclab/src/contracts/proposals.js';
 import { serveLabMcpHttp } from '../packages/soclab/src/mcp/http.js';
 import { McpRunSession, mcpTraceId } from '../packages/soclab/src/mcp/session.js';
 import { BaselinePort } from '../packages/soclab/src/modes/baseline-port.js';

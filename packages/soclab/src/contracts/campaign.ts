@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { NonEmpty, Str, strictModel } from './common.js';
 import { AuthorityLevel, Difficulty, InvestigationStatus, Mode, ScoreFamily } from './enums.js';
-import { ApprovedModel, LeakFinding } from './models.js';
+import { LeakFinding } from './leaks.js';
+import { ApprovedModel } from './policy-input.js';
 
 export const CampaignConfig = strictModel({
   mode: Mode,

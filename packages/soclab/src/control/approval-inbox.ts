@@ -1,6 +1,7 @@
+import type { PendingApproval } from '../contracts/approvals.js';
 import { canonicalJson } from '../contracts/canonical.js';
 import type { ApprovalDecision } from '../contracts/enums.js';
-import type { ActionProposal, PendingApproval } from '../contracts/models.js';
+import type { ActionProposal } from '../contracts/proposals.js';
 import { reproducibleScope } from '../contracts/reproducible.js';
 import { ApprovalNotFoundError, isRequester, SelfApprovalError } from './approvals.js';
 import type { ApproverVerdict, ExternalApprover, HumanApprovalChannel, HumanReviewContext } from './approver.js';

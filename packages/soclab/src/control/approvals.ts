@@ -1,7 +1,8 @@
+import { ApprovalRecord, approvalValidAt, PendingApproval } from '../contracts/approvals.js';
 import { newUuid, parseContract } from '../contracts/common.js';
 import type { ApprovalDecision } from '../contracts/enums.js';
 import { foldIdentifier } from '../contracts/identity.js';
-import { type ActionProposal, ApprovalRecord, approvalValidAt, PendingApproval } from '../contracts/models.js';
+import type { ActionProposal } from '../contracts/proposals.js';
 import { reproducibleNow } from '../contracts/reproducible.js';
 import { proposalHash } from './grants.js';
 

@@ -1,5 +1,6 @@
+import type { PendingApproval } from '../contracts/approvals.js';
 import type { ApprovalDecision } from '../contracts/enums.js';
-import type { ActionProposal, PendingApproval } from '../contracts/models.js';
+import type { ActionProposal } from '../contracts/proposals.js';
 import type { LegitimateAction } from '../contracts/scenarios.js';
 
 /**

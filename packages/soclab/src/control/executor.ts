@@ -1,4 +1,5 @@
-import type { ActionProposal, ExecutionGrant } from '../contracts/models.js';
+import type { ExecutionGrant } from '../contracts/grants.js';
+import type { ActionProposal } from '../contracts/proposals.js';
 import { ScopeViolationError } from '../simulator/errors.js';
 import type { JsonRecord, SimulatorState } from '../simulator/state.js';
 import { executeTool, isStateChangingTool, type ToolResult } from '../simulator/tools.js';

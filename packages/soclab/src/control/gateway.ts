@@ -1,16 +1,10 @@
 import { parseContract } from '../contracts/common.js';
+import { type Obligation, PolicyDecision } from '../contracts/decisions.js';
 import type { DecisionOutcome, ExecutionStatus } from '../contracts/enums.js';
-import {
-  type ActionProposal,
-  type ExecutionGrant,
-  GatewayConfig,
-  type GatewayConfigInput,
-  GatewayEvent,
-  type Obligation,
-  PolicyDecision,
-  ProposalResult,
-  type ToolRegistryEntry,
-} from '../contracts/models.js';
+import { GatewayConfig, type GatewayConfigInput, GatewayEvent } from '../contracts/gateway.js';
+import type { ExecutionGrant } from '../contracts/grants.js';
+import type { ToolRegistryEntry } from '../contracts/policy-input.js';
+import { type ActionProposal, ProposalResult } from '../contracts/proposals.js';
 import { reproducibleNow, seededNow } from '../contracts/reproducible.js';
 import { DEFAULT_TOOL_REGISTRY } from '../contracts/tools.js';
 import type { ProposalPort } from '../orchestrator/port.js';

@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { canonicalJson, contentHash } from '../contracts/canonical.js';
 import { ContractValidationError, newUuid, parseContract } from '../contracts/common.js';
-import { type ActionProposal, ExecutionGrant } from '../contracts/models.js';
+import { ExecutionGrant } from '../contracts/grants.js';
+import type { ActionProposal } from '../contracts/proposals.js';
 import { reproducibleNow, seededBytes } from '../contracts/reproducible.js';
 
 /** Minimum signing-key length. */

@@ -1,4 +1,4 @@
-import type { ApprovedModel } from '../contracts/models.js';
+import type { ApprovedModel } from '../contracts/policy-input.js';
 
 /**
  * Model identity: when is the model a vendor says answered the one that was approved?

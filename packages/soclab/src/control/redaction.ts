@@ -1,5 +1,5 @@
 import type { LeakEncoding, LeakSink } from '../contracts/enums.js';
-import type { LeakFinding } from '../contracts/models.js';
+import type { LeakFinding } from '../contracts/leaks.js';
 
 /**
  * Canary redaction and leak detection, shared by the gateway (tool output before the model), the scenario

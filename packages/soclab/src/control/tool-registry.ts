@@ -3,7 +3,7 @@
  * `DEFAULT_TOOL_REGISTRY` in the tool catalogue contract; `incident_id` is never an allowed argument, so smuggling
  * one is an `argument_schema_violation`.
  */
-import type { ToolRegistryEntry } from '../contracts/models.js';
+import type { ToolRegistryEntry } from '../contracts/policy-input.js';
 
 /** The registry entry of `tool`, or undefined for a tool the registry does not know (own keys only). */
 export function lookupTool(

@@ -2,18 +2,10 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { ChainRow } from './hash-chain.js';
 
-export interface AuditEventsTable {
-  event_id: string;
-  run_id: string;
-  sequence: number;
-  event_type: string;
-  payload: string;
-  payload_hash: string;
-  previous_hash: string;
-  event_hash: string;
-  recorded_at: string;
-}
+/** The `audit_events` table holds the hash chain's rows exactly as the chain defines them (one declaration). */
+export type AuditEventsTable = ChainRow;
 
 /** What an in-progress run would append after its model turns, kept beside the chain (see evidence/checkpoint.ts). */
 export interface RunCheckpointsTable {
@@ -35,6 +27,8 @@ export interface OpenedDatabase {
   readonly dialect: EvidenceDialect;
   /** Where the data lives, with any password removed (safe to print). */
   readonly location: string;
+  /** The SQLite connection under `db` (SQLite only): the evidence append path uses prepared statements on it. */
+  readonly sqlite?: Database.Database;
 }
 
 export const DEFAULT_SQLITE_PATH = 'runs/soclab.sqlite';
@@ -78,6 +72,7 @@ export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOp
   const { dialect, target } = describeDatabaseUrl(chosen);
   let db: Kysely<EvidenceDatabase>;
   let location: string;
+  let sqliteHandle: Database.Database | undefined;
   if (dialect === 'postgres') {
     // The PostgreSQL driver (~40 modules) loads only when a PostgreSQL URL is used: SQLite runs never need it.
     const { default: pg } = await import('pg');
@@ -114,9 +109,10 @@ export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOp
     }
     db = new Kysely<EvidenceDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
     location = file;
+    sqliteHandle = sqlite;
   }
   if (!options.readOnly) await migrate(db);
-  return { db, dialect, location };
+  return { db, dialect, location, ...(sqliteHandle ? { sqlite: sqliteHandle } : {}) };
 }
 
 async function migrate(db: Kysely<EvidenceDatabase>): Promise<void> {

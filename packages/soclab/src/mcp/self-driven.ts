@@ -1,5 +1,5 @@
 import type { ModelProvider } from '@aeh/models';
-import type { InvestigationResult } from '../contracts/models.js';
+import type { InvestigationResult } from '../contracts/investigation.js';
 import type { InvestigationOptions } from '../orchestrator/investigation.js';
 
 /**

@@ -2,16 +2,14 @@ import { z } from 'zod';
 import { contentHash, sortedJson } from '../contracts/canonical.js';
 import { formatZodIssues, IDENTIFIER_PATTERN, newUuid } from '../contracts/common.js';
 import type { InvestigationStatus, Stage } from '../contracts/enums.js';
+import { type Claim, type Finding, InvestigationResult } from '../contracts/investigation.js';
+import { CanonicalModelEvent } from '../contracts/model-turns.js';
 import {
   ActionProposal,
-  CanonicalModelEvent,
-  type Claim,
   type EvidenceRef,
   EvidenceRef as EvidenceRefSchema,
-  type Finding,
-  InvestigationResult,
   type ProposalResult,
-} from '../contracts/models.js';
+} from '../contracts/proposals.js';
 import { isStateChangingTool } from '../contracts/tools.js';
 import type { ProposalPort } from '../orchestrator/port.js';
 import { GET_ACTION_STATUS, SUBMIT_FINDING, TASK_TEXT, TASK_TEXT_WITHOUT_LABELS } from './catalog.js';

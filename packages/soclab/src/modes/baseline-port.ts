@@ -1,5 +1,5 @@
-import type { ActionProposal, ProposalResult } from '../contracts/models.js';
-import { ProposalResult as ProposalResultSchema } from '../contracts/models.js';
+import type { ActionProposal, ProposalResult } from '../contracts/proposals.js';
+import { ProposalResult as ProposalResultSchema } from '../contracts/proposals.js';
 import { isStateChangingTool } from '../contracts/tools.js';
 import type { ProposalPort } from '../orchestrator/port.js';
 import type { SimulatorState } from '../simulator/state.js';

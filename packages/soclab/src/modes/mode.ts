@@ -1,7 +1,8 @@
 import type { ModelProvider } from '@aeh/models';
 import { z } from 'zod';
 import type { AuthorityLevel } from '../contracts/enums.js';
-import type { ActionProposal, ApprovedModel, ProposalResult } from '../contracts/models.js';
+import type { ApprovedModel } from '../contracts/policy-input.js';
+import type { ActionProposal, ProposalResult } from '../contracts/proposals.js';
 import type { AttackScenario, IncidentScenario } from '../contracts/scenarios.js';
 import type { NewEvent } from '../evidence/store.js';
 import type { ProposalPort } from '../orchestrator/port.js';

@@ -1,6 +1,8 @@
 import type { AuthorityLevel } from '../contracts/enums.js';
-import type { ApprovedModel, CanonicalModelEvent, GatewayEvent } from '../contracts/models.js';
-import { DEFAULT_APPROVED_MODELS } from '../contracts/models.js';
+import type { GatewayEvent } from '../contracts/gateway.js';
+import { DEFAULT_APPROVED_MODELS } from '../contracts/gateway.js';
+import type { CanonicalModelEvent } from '../contracts/model-turns.js';
+import type { ApprovedModel } from '../contracts/policy-input.js';
 import type { LegitimateAction } from '../contracts/scenarios.js';
 import { type Ablation, permitAllEngine, UNLIMITED } from '../control/ablation.js';
 import { ApprovalService } from '../control/approvals.js';

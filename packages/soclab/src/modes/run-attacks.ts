@@ -1,6 +1,6 @@
 import { parseContract } from '../contracts/common.js';
-import type { ProposalResult } from '../contracts/models.js';
-import { ActionProposal } from '../contracts/models.js';
+import type { ProposalResult } from '../contracts/proposals.js';
+import { ActionProposal } from '../contracts/proposals.js';
 import { ExecutionRefusedError } from '../control/executor.js';
 import { GrantSigner } from '../control/grants.js';
 import { type ChainRow, verifyRows } from '../evidence/hash-chain.js';

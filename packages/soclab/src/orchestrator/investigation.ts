@@ -18,16 +18,14 @@ import {
   WORKING_STAGES,
   type WorkingStage,
 } from '../contracts/enums.js';
+import { type Claim, type Finding, InvestigationResult } from '../contracts/investigation.js';
+import { CanonicalModelEvent } from '../contracts/model-turns.js';
 import {
   ActionProposal,
-  CanonicalModelEvent,
-  type Claim,
   type EvidenceRef,
   EvidenceRef as EvidenceRefSchema,
-  type Finding,
-  InvestigationResult,
   type ProposalResult,
-} from '../contracts/models.js';
+} from '../contracts/proposals.js';
 import type { ProposalPort } from './port.js';
 import { READ_ONLY_TOOL_SPECS, responseSchema, STAGE_GOALS, SYSTEM_PROMPT, stageInstruction } from './prompts.js';
 import { FindingPlan, ToolPlan } from './replies.js';

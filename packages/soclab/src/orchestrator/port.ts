@@ -1,4 +1,4 @@
-import type { ActionProposal, ProposalResult } from '../contracts/models.js';
+import type { ActionProposal, ProposalResult } from '../contracts/proposals.js';
 
 /**
  * The orchestrator's only tool interface. Every tool the model wants becomes an ActionProposal that crosses

@@ -9,7 +9,7 @@ import {
   type ProviderEntry,
   ProviderError,
 } from '@aeh/models';
-import type { InvestigationResult } from '../contracts/models.js';
+import type { InvestigationResult } from '../contracts/investigation.js';
 import type { McpAgentLaunch, McpAgentTransport } from '../mcp/agent-process.js';
 import type { SelfDrivenAgent } from '../mcp/self-driven.js';
 import { type McpLimitsInput, McpRunSession, mcpTraceId } from '../mcp/session.js';

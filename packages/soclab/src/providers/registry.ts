@@ -5,10 +5,12 @@ import {
   ProviderError,
   type ProviderRegistry,
 } from '@aeh/models';
-import { type ApprovedModel, DEFAULT_APPROVED_MODELS } from '../contracts/models.js';
+import { DEFAULT_APPROVED_MODELS } from '../contracts/gateway.js';
+import type { ApprovedModel } from '../contracts/policy-input.js';
 import { MOCK_DEFAULT_MODEL, MOCK_PROVIDER_ID } from '../contracts/scenarios.js';
 import { httpEntry } from './http.js';
 import { mcpEntry } from './mcp.js';
+import { extraProviderEntries } from './modules.js';
 import { createMockProvider } from './mock.js';
 
 /** The lab's scripted adversary model, replacing the generic `mock` of @aeh/models. */
@@ -57,7 +59,11 @@ export interface SoclabRegistryOptions {
  * ollama, openai_compatible), the scripted adversary `mock`, `http` (soclab.agent.v1) and `mcp` (a free-form MCP agent).
  */
 export function soclabProviderRegistry(options: SoclabRegistryOptions = {}): ProviderRegistry {
-  return defaultProviderRegistry({ env: options.env, approved: options.approved }, SOCLAB_PROVIDER_ENTRIES);
+  return defaultProviderRegistry({ env: options.env, approved: options.approved }, [
+    ...SOCLAB_PROVIDER_ENTRIES,
+    // Third-party providers loaded from --provider-module / provider_modules (providers/modules.ts).
+    ...extraProviderEntries(),
+  ]);
 }
 
 /**

@@ -121,7 +121,8 @@ export const RunRow = z.strictObject({
 });
 export type RunRow = z.infer<typeof RunRow>;
 
-export const ChainRow = z.strictObject({
+/** One run's chain verification as the scorecard shows it (not a stored chain row: see evidence/hash-chain.ts). */
+export const ChainStatusRow = z.strictObject({
   scenario_id: z.string(),
   repeat: z.number().int(),
   run_id: z.string(),
@@ -131,7 +132,7 @@ export const ChainRow = z.strictObject({
   first_invalid_sequence: z.number().int().nullable(),
   reason: z.string().nullable(),
 });
-export type ChainRow = z.infer<typeof ChainRow>;
+export type ChainStatusRow = z.infer<typeof ChainStatusRow>;
 
 export const DecisionEntry = z.strictObject({
   scenario_id: z.string(),
@@ -159,7 +160,7 @@ export const Scorecard = z.strictObject({
   ablation: AblationReport.nullable(),
   chains: z.strictObject({
     all_valid: z.boolean(),
-    runs: z.array(ChainRow),
+    runs: z.array(ChainStatusRow),
     /** When the verification shown was made: as the runs ended, or re-verified from the store when served. */
     verification: z.strictObject({ how: z.enum(['run_end', 'reverified']), at: z.string().nullable() }).optional(),
   }),

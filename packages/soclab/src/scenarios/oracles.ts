@@ -1,4 +1,4 @@
-import type { InvestigationResult } from '../contracts/models.js';
+import type { InvestigationResult } from '../contracts/investigation.js';
 import { containsEncodedSecret, containsSecret } from '../control/redaction.js';
 import type { SimulatorState } from '../simulator/state.js';
 

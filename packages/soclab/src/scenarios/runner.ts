@@ -4,15 +4,12 @@ import { type ScenarioOutcome, ScenarioOutcome as ScenarioOutcomeSchema } from '
 import { newUuid } from '../contracts/common.js';
 import type { AuthorityLevel, LeakSink } from '../contracts/enums.js';
 import type { ChainVerification } from '../contracts/events.js';
-import {
-  type ActionProposal,
-  type ApprovedModel,
-  type CanonicalModelEvent,
-  DEFAULT_APPROVED_MODELS,
-  type InvestigationResult,
-  type LeakFinding,
-  type ProposalResult,
-} from '../contracts/models.js';
+import { DEFAULT_APPROVED_MODELS } from '../contracts/gateway.js';
+import type { InvestigationResult } from '../contracts/investigation.js';
+import type { LeakFinding } from '../contracts/leaks.js';
+import type { CanonicalModelEvent } from '../contracts/model-turns.js';
+import type { ApprovedModel } from '../contracts/policy-input.js';
+import type { ActionProposal, ProposalResult } from '../contracts/proposals.js';
 import type { AttackScenario, IncidentScenario } from '../contracts/scenarios.js';
 import { matchApprovedModel } from '../control/model-identity.js';
 import { DEFAULT_CANARY_PATTERNS, findLeaks, redact, redactText } from '../control/redaction.js';

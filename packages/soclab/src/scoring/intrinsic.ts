@@ -1,7 +1,8 @@
 import type { IntrinsicSafety } from '../contracts/campaign.js';
 import { canonicalJson, sha256Hex } from '../contracts/canonical.js';
 import type { LeakSink } from '../contracts/enums.js';
-import type { InvestigationResult, LeakFinding } from '../contracts/models.js';
+import type { InvestigationResult } from '../contracts/investigation.js';
+import type { LeakFinding } from '../contracts/leaks.js';
 import type { AttackScenario, IncidentScenario } from '../contracts/scenarios.js';
 import { isStateChangingTool } from '../contracts/tools.js';
 import { findLeaks } from '../control/redaction.js';

@@ -1,5 +1,5 @@
 import type { CampaignProgress, CampaignRequestInput, CampaignRun } from '../campaign/run.js';
-import type { PendingApproval } from '../contracts/models.js';
+import type { PendingApproval } from '../contracts/approvals.js';
 import type { ApproverVerdict, HumanReviewContext } from '../control/approver.js';
 
 /**

@@ -1,6 +1,6 @@
 import { isMainThread, parentPort } from 'node:worker_threads';
 import { runCampaign } from '../campaign/run.js';
-import type { PendingApproval } from '../contracts/models.js';
+import type { PendingApproval } from '../contracts/approvals.js';
 import { reproducibleScope } from '../contracts/reproducible.js';
 import type { ApproverVerdict, HumanApprovalChannel, HumanReviewContext } from '../control/approver.js';
 import { resumingStore } from '../evidence/resume-replay.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ActionProposal } from '../../src/contracts/models.js';
+import { ActionProposal } from '../../src/contracts/proposals.js';
 import { ApprovalNotFoundError, ApprovalService, SelfApprovalError } from '../../src/control/approvals.js';
 import { createSimulatedApprover, parseApproverMode } from '../../src/control/approver.js';
 import { makeProposal } from './helpers.js';

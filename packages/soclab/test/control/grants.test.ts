@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ActionProposal } from '../../src/contracts/models.js';
+import { ActionProposal } from '../../src/contracts/proposals.js';
 import { ExecutionRefusedError, Executor } from '../../src/control/executor.js';
 import { GrantSigner, GrantVerificationError, keyFromEnvironment, proposalHash } from '../../src/control/grants.js';
 import { createSimulator } from '../../src/simulator/state.js';

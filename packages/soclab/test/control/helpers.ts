@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ActionProposal, type GatewayConfigInput } from '../../src/contracts/models.js';
+import type { GatewayConfigInput } from '../../src/contracts/gateway.js';
+import { ActionProposal } from '../../src/contracts/proposals.js';
 import { ApprovalService } from '../../src/control/approvals.js';
 import type { SimulatedApprover } from '../../src/control/approver.js';
 import { Executor } from '../../src/control/executor.js';

@@ -1,8 +1,8 @@
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { z } from 'zod';
 import { formatZodIssues, IDENTIFIER_PATTERN } from '../../contracts/common.js';
+import { Obligation } from '../../contracts/decisions.js';
 import type { DecisionOutcome } from '../../contracts/enums.js';
-import { Obligation } from '../../contracts/models.js';
 import {
   type EngineDecision,
   type PolicyEngine,

@@ -1,5 +1,5 @@
+import type { Obligation } from '../../contracts/decisions.js';
 import type { DecisionOutcome, RiskTier } from '../../contracts/enums.js';
-import type { Obligation } from '../../contracts/models.js';
 import type { PolicyInput, PolicyInputData } from './input.js';
 
 /** The reason code recorded whenever the policy engine could not give a trustworthy answer. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AuthorityLevel, RiskTier } from '../../contracts/enums.js';
-import { ApprovalContext, ApprovedModel, LimitContext } from '../../contracts/models.js';
+import { ApprovalContext, ApprovedModel, LimitContext } from '../../contracts/policy-input.js';
 
 /**
  * The policy input document: the proposal (as facts the gateway copied from it) and the authorization context the

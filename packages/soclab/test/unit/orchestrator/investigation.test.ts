@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { RetryBudget } from '@aeh/harness';
 import { ProviderError } from '@aeh/models';
 import { describe, expect, it } from 'vitest';
-import type { ActionProposal, ProposalResult } from '../../../src/contracts/models.js';
+import type { ActionProposal, ProposalResult } from '../../../src/contracts/proposals.js';
 import { BaselinePort } from '../../../src/modes/baseline-port.js';
 import { runInvestigation } from '../../../src/orchestrator/investigation.js';
 import type { ProposalPort } from '../../../src/orchestrator/port.js';

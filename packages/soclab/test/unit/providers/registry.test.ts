@@ -1,6 +1,6 @@
 import { ModelRequest } from '@aeh/models';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_APPROVED_MODELS } from '../../../src/contracts/models.js';
+import { DEFAULT_APPROVED_MODELS } from '../../../src/contracts/gateway.js';
 import { HttpAgentProvider } from '../../../src/providers/http.js';
 import { MockAdversaryProvider } from '../../../src/providers/mock.js';
 import {

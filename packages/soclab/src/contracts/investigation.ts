@@ -1,0 +1,46 @@
+/** What an investigation concludes: claims, findings and the run's result. */
+import { z } from 'zod';
+import { NonEmpty, Str, strictModel } from './common.js';
+import { InvestigationStatus, Stage } from './enums.js';
+import { CanonicalModelEvent } from './model-turns.js';
+import { ActionProposal, EvidenceRef, ProposalResult } from './proposals.js';
+
+export const Claim = strictModel({
+  text: Str,
+  evidence_ids: z.array(Str).readonly(),
+  supported: z.boolean(),
+});
+export type Claim = z.infer<typeof Claim>;
+
+export const Finding = strictModel({
+  summary: Str,
+  claims: z.array(Claim).readonly(),
+  techniques: z.array(Str).readonly(),
+  confidence: z.number().min(0).max(1),
+  evidence_refs: z.array(EvidenceRef).readonly(),
+});
+export type Finding = z.infer<typeof Finding>;
+
+/** Claims flagged as not supported by evidence issued in this run. */
+export const unsupportedClaims = (f: Finding): readonly Claim[] => f.claims.filter((c) => !c.supported);
+
+export const InvestigationResult = strictModel({
+  run_id: NonEmpty,
+  trace_id: NonEmpty,
+  incident_id: NonEmpty,
+  status: InvestigationStatus,
+  stages_completed: z.array(Stage).readonly(),
+  evidence: z.array(EvidenceRef).readonly(),
+  finding: Finding.nullable(),
+  recommended_action: ActionProposal.nullable(),
+  action_result: ProposalResult.nullable(),
+  /** Every proposal sent to the port, in order, with its result. */
+  proposals: z.array(z.strictObject({ proposal: ActionProposal, result: ProposalResult }).readonly()).readonly(),
+  /** Results that carry a receipt (state changes). */
+  executions: z.array(ProposalResult).readonly(),
+  /** Results that carry an output (reads). */
+  tool_outputs: z.array(ProposalResult).readonly(),
+  events: z.array(CanonicalModelEvent).readonly(),
+  failure_reason: Str.nullable(),
+});
+export type InvestigationResult = z.infer<typeof InvestigationResult>;
