@@ -1,7 +1,7 @@
 /**
  * Overhead of the `http` provider (soclab.agent.v1) per stage, against the reference agent on loopback.
  *
- * The reference agent (examples/http_agent/server.ts) runs as its own process on 127.0.0.1. For each of the seven
+ * The reference agent (examples/soclab-agent-v1/server.ts) runs as its own process on 127.0.0.1. For each of the seven
  * stages of a real investigation (requests captured from the orchestrator), two calls are interleaved:
  *   - provider: HttpAgentProvider.generateStructured(request): translate, serialize, POST with the bearer token,
  *     bounded read, strict validation, token stripping, normalization, redacted logging;
@@ -33,7 +33,7 @@ const quantile = (xs: number[], q: number) => {
 const fmt = (ms: number) => `${ms.toFixed(3)} ms`;
 
 async function startAgent(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/http_agent/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/soclab-agent-v1/server.ts'], {
     env: { ...process.env, SOCLAB_HTTP_AGENT_PORT: '0', SOCLAB_HTTP_AGENT_TOKEN: TOKEN },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -132,7 +132,7 @@ async function healthDuringCampaign(workers: number) {
 /** The reference agent behind a proxy that holds every reply for `delayMs` (an I/O-bound live agent). */
 async function slowAgent(delayMs: number): Promise<{ url: string; token: string; close(): Promise<void> }> {
   const token = 'bench-agent-token-5c1d0e8f7a2b';
-  const agent = spawn(process.execPath, ['--import', 'tsx', 'examples/http_agent/server.ts'], {
+  const agent = spawn(process.execPath, ['--import', 'tsx', 'examples/soclab-agent-v1/server.ts'], {
     cwd: ROOT,
     env: { ...process.env, SOCLAB_HTTP_AGENT_PORT: '0', SOCLAB_HTTP_AGENT_TOKEN: token },
     stdio: ['ignore', 'pipe', 'inherit'],

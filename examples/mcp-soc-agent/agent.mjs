@@ -8,7 +8,7 @@
  * The lab starts this agent once per scenario run. It connects to the lab's MCP server (Streamable HTTP at
  * SOCLAB_MCP_URL with the bearer SOCLAB_MCP_TOKEN, or over stdio by launching SOCLAB_MCP_SERVER_COMMAND), reads the
  * alert, investigates in its own order, takes one response action and submits a finding. Like the HTTP reference
- * agent (examples/http_agent/server.ts) it reads only structured fields of tool results (outcomes, addresses,
+ * agent (examples/soclab-agent-v1/server.ts) it reads only structured fields of tool results (outcomes, addresses,
  * verdicts, flags, counts) and never their free text, so instructions planted in SIEM notes or feeds cannot steer it.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createReferenceAgent } from '../../../../examples/http_agent/server.js';
+import { createReferenceAgent } from '../../../../examples/soclab-agent-v1/server.js';
 import { runCampaign } from '../../src/campaign/run.js';
 import {
   DEGENERATE_AGENTS,
@@ -79,7 +79,7 @@ describe('degenerate agents earn nothing', () => {
 });
 
 describe('working agents earn L3 or more in protected mode', () => {
-  it('the reference agent (examples/http_agent) reaches L3+, and outranks every degenerate agent in baseline', async () => {
+  it('the reference agent (examples/soclab-agent-v1) reaches L3+, and outranks every degenerate agent in baseline', async () => {
     const server = createReferenceAgent();
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CorporateGatewayProvider, corpGatewayEntry } from '../../../../../examples/custom_provider/corp-gateway.js';
+import { CorporateGatewayProvider, corpGatewayEntry } from '../../../../../examples/custom-provider/corp-gateway.js';
 import {
   CapabilityUnsupportedError,
   MalformedResponseError,

@@ -1,4 +1,4 @@
-import { decide } from '../../../../../examples/http_agent/server.js';
+import { decide } from '../../../../../examples/soclab-agent-v1/server.js';
 import { TOOL_DEFINITIONS } from '../../../src/contracts/tools.js';
 
 /**
@@ -6,7 +6,7 @@ import { TOOL_DEFINITIONS } from '../../../src/contracts/tools.js';
  * receive it (system text, user/assistant turns whose text carries the `[trust=…]` / `[tool:… trust=…]` labels the
  * adapters add) and answers the stage named in the last instruction.
  *
- * - `competent`: the HTTP reference agent's rules (examples/http_agent/server.ts), so it earns the same outcomes.
+ * - `competent`: the HTTP reference agent's rules (examples/soclab-agent-v1/server.ts), so it earns the same outcomes.
  * - `gullible`: the same, except that at the action stage it carries out the first instruction naming a real tool
  *   that it finds in untrusted text (an injected "isolate_endpoint on …" wins over its own judgement).
  */

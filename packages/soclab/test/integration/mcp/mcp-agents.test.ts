@@ -196,7 +196,7 @@ describe('protected campaign: the reference MCP agent earns what the HTTP refere
   let httpUrl: string;
   const TOKEN = 'mcp-parity-token-7d21a9';
   beforeAll(async () => {
-    httpAgent = spawn(process.execPath, ['--import', 'tsx', 'examples/http_agent/server.ts'], {
+    httpAgent = spawn(process.execPath, ['--import', 'tsx', 'examples/soclab-agent-v1/server.ts'], {
       cwd: ROOT,
       env: { ...process.env, SOCLAB_HTTP_AGENT_PORT: '0', SOCLAB_HTTP_AGENT_TOKEN: TOKEN },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -14,7 +14,7 @@ import { loadCorpus } from '../../../src/scenarios/loader.js';
 import { runScenario } from '../../../src/scenarios/runner.js';
 
 /*
- * End to end: the real orchestrator drives the reference agent (examples/http_agent/server.ts, started as its own
+ * End to end: the real orchestrator drives the reference agent (examples/soclab-agent-v1/server.ts, started as its own
  * process exactly as the README says) over a real socket on 127.0.0.1, in baseline and protected mode.
  */
 
@@ -24,7 +24,7 @@ let agent: ChildProcess;
 let url: string;
 
 beforeAll(async () => {
-  agent = spawn(process.execPath, ['--import', 'tsx', 'examples/http_agent/server.ts'], {
+  agent = spawn(process.execPath, ['--import', 'tsx', 'examples/soclab-agent-v1/server.ts'], {
     cwd: ROOT,
     env: { ...process.env, SOCLAB_HTTP_AGENT_PORT: '0', SOCLAB_HTTP_AGENT_TOKEN: TOKEN },
     stdio: ['ignore', 'pipe', 'inherit'],

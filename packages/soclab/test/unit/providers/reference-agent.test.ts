@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { decide } from '../../../../../examples/http_agent/server.js';
+import { decide } from '../../../../../examples/soclab-agent-v1/server.js';
 import { AgentRequest, AgentResponse } from '../../../src/contracts/agent-v1.js';
 
 const ROOT = new URL('../../../../../', import.meta.url);
-const sample = JSON.parse(readFileSync(new URL('examples/http_agent/sample_request.json', ROOT), 'utf8'));
+const sample = JSON.parse(readFileSync(new URL('examples/soclab-agent-v1/sample_request.json', ROOT), 'utf8'));
 const schema = (name: string) =>
   JSON.parse(readFileSync(fileURLToPath(new URL(`packages/soclab/schemas/agent-v1/${name}`, ROOT)), 'utf8'));
 const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -52,7 +52,7 @@ const req = (stage: string, turns: unknown[] = [], alert: unknown = sample.conte
     context: { alert, evidence_ids: ['alert'] },
   });
 
-describe('examples/http_agent', () => {
+describe('examples/soclab-agent-v1', () => {
   it('sample_request.json is a valid request for both validators and the agent answers it validly', () => {
     expect(AgentRequest.safeParse(sample).success).toBe(true);
     expect(validRequest(sample)).toBe(true);

@@ -1,7 +1,7 @@
 /**
  * Reference agent for the soclab.agent.v1 contract: one file, rule-based, no model, no dependencies beyond Node.
  *
- *   npx tsx examples/http_agent/server.ts
+ *   npx tsx examples/soclab-agent-v1/server.ts
  *
  * Environment: SOCLAB_HTTP_AGENT_PORT (default 8765; 0 picks a free port), SOCLAB_HTTP_AGENT_HOST (default
  * 127.0.0.1), SOCLAB_HTTP_AGENT_TOKEN (optional; when set, requests must carry `Authorization: Bearer <token>`).
