@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApprovalDecision, AuthorityLevel, Mode } from '../contracts/enums.js';
-import { ABLATABLE_CONTROLS } from '../control/ablation.js';
+import { ABLATABLE_CONTROLS } from '../control/ablation-switches.js';
 
 /**
  * Request and response shapes of the HTTP API (`/api/v1`). Requests are validated strictly (unknown fields are

@@ -8,7 +8,7 @@ import { sha256Hex } from '../contracts/canonical.js';
 import { AuthorityLevel } from '../contracts/enums.js';
 import { withReproducibleScope } from '../contracts/reproducible.js';
 import type { AttackScenario } from '../contracts/scenarios.js';
-import { ABLATABLE_CONTROLS, type AblatableControl } from '../control/ablation.js';
+import { ABLATABLE_CONTROLS, type AblatableControl } from '../control/ablation-switches.js';
 import { parseApproverMode } from '../control/approver.js';
 import type { EvidenceStore } from '../evidence/store.js';
 import { ablationModeName, registerAblationModes } from '../modes/ablation-modes.js';

@@ -1,9 +1,9 @@
 import { join, relative, resolve } from 'node:path';
-import { type AblatableControl, CONTROL_DESCRIPTIONS } from '../control/ablation.js';
+import { type AblatableControl, CONTROL_DESCRIPTIONS } from '../control/ablation-switches.js';
 import { isLiveProvider } from '../providers/registry.js';
 import { buildScorecard, comparisonRow, type Scorecard, summarize } from '../reports/scorecard.js';
 import { type WrittenReports, writeReports } from '../reports/write.js';
-import { type AblationInput, type AblationReport, attributeAblations } from '../scoring/ablation.js';
+import { type AblationInput, type AblationReport, attributeAblations } from '../scoring/ablation-report.js';
 import { comparePaired, type PairedComparison } from '../scoring/paired.js';
 import { soclabVersion } from '../version.js';
 import { scoredRun } from './record.js';

@@ -51,7 +51,7 @@ export interface ExecutorOptions {
   onRecord?: (
     record: { kind: 'execution'; execution: ExecutionRecord } | { kind: 'refusal'; refusal: RefusalRecord },
   ) => void;
-  /** Ablation only (control/ablation.ts, `grants`): run proposals without verifying their grant. Default true. */
+  /** Ablation only (control/ablation-switches.ts, `grants`): run proposals without verifying their grant. Default true. */
   verifyGrants?: boolean;
   /** Ablation only (`scope`): take the incident from the arguments instead of the grant. Default true. */
   bindIncident?: boolean;

@@ -8,7 +8,7 @@ import { type ActionProposal, ProposalResult } from '../contracts/proposals.js';
 import { reproducibleNow, seededNow } from '../contracts/reproducible.js';
 import { DEFAULT_TOOL_REGISTRY } from '../contracts/tools.js';
 import type { ProposalPort } from '../orchestrator/port.js';
-import type { Ablation } from './ablation.js';
+import type { Ablation } from './ablation-switches.js';
 import type { ApprovalService } from './approvals.js';
 import type { ExternalApprover, SimulatedApprover } from './approver.js';
 import { ExecutionRefusedError, type Executor } from './executor.js';
@@ -40,7 +40,7 @@ export interface GatewayOptions {
   now?: () => Date;
   /** Monotonic milliseconds, for the elapsed-time limit. */
   monotonicMs?: () => number;
-  /** Ablation only (control/ablation.ts): `approvals` and `redaction` switch those gateway steps off. */
+  /** Ablation only (control/ablation-switches.ts): `approvals` and `redaction` switch those gateway steps off. */
   ablation?: Ablation;
 }
 

@@ -1,5 +1,5 @@
 /** The control plane's public surface: gateway, policy engine, approvals, grants and executor (modes: ../modes/). */
-export * from './ablation.js';
+export * from './ablation-switches.js';
 export * from './approval-inbox.js';
 export * from './approvals.js';
 export * from './approver.js';

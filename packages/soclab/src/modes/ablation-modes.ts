@@ -1,5 +1,5 @@
 import './builtin.js';
-import { ABLATABLE_CONTROLS, type AblatableControl, CONTROL_DESCRIPTIONS } from '../control/ablation.js';
+import { ABLATABLE_CONTROLS, type AblatableControl, CONTROL_DESCRIPTIONS } from '../control/ablation-switches.js';
 import { type ModeDefinition, ModeOptions } from './mode.js';
 import { getMode, registerMode } from './registry.js';
 

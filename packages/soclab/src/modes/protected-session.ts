@@ -4,7 +4,7 @@ import { DEFAULT_APPROVED_MODELS } from '../contracts/gateway.js';
 import type { CanonicalModelEvent } from '../contracts/model-turns.js';
 import type { ApprovedModel } from '../contracts/policy-input.js';
 import type { LegitimateAction } from '../contracts/scenarios.js';
-import { type Ablation, permitAllEngine, UNLIMITED } from '../control/ablation.js';
+import { type Ablation, permitAllEngine, UNLIMITED } from '../control/ablation-switches.js';
 import { ApprovalService } from '../control/approvals.js';
 import {
   type ApproverMode,
@@ -50,7 +50,7 @@ export interface ProtectedSessionOptions {
   degradedReadOnly?: boolean;
   /** Every control record as it happens (gateway events and executor records), e.g. for live chain appends. */
   onRecord?: (record: ControlRecord) => void;
-  /** Controls to run without, for ablation campaigns only (see control/ablation.ts). Default: none. */
+  /** Controls to run without, for ablation campaigns only (see control/ablation-switches.ts). Default: none. */
   ablation?: Ablation;
 }
 

@@ -1,6 +1,6 @@
 import { sha256Hex } from '../contracts/canonical.js';
 import type { LegitimateAction } from '../contracts/scenarios.js';
-import { parseAblation } from '../control/ablation.js';
+import { parseAblation } from '../control/ablation-switches.js';
 import { isHumanApprovalChannel } from '../control/approver.js';
 import { DEFAULT_CANARY_PATTERNS } from '../control/redaction.js';
 import { type ModeDefinition, ModeOptions } from './mode.js';
@@ -15,7 +15,7 @@ import { approveThenReplayAttack, forgeGrantAttack, mutateAfterGrantAttack } fro
  *
  * Mode options (`modeOptions`): `policyDir` (string), `signingKey` (string), `degradedReadOnly` (boolean),
  * `approverSeed` (number; default derived from the scenario id, so noisy approvers are reproducible).
- * `ablate` (a control name or a list of them, for ablation campaigns only: see `ablation.ts`).
+ * `ablate` (a control name or a list of them, for ablation campaigns only: see `control/ablation-switches.ts`; the `protected-without-<control>` modes are in `ablation-modes.ts`).
  * `approvalService` (a `HumanApprovalChannel`): required by `approver: human`, whose requests wait in its inbox
  * for a person's decision (the API server provides one).
  */
@@ -27,7 +27,7 @@ export const protectedMode: ModeDefinition = {
   controlled: true,
   create(context) {
     const opts = context.options;
-    // Ablation campaigns only: the controls this run goes without (see control/ablation.ts).
+    // Ablation campaigns only: the controls this run goes without (see control/ablation-switches.ts).
     const ablation = parseAblation(opts.ablate);
     // What the ideal and noisy approvers consider legitimate: the benign control's action, else the incident's
     // expected recommendation against its subject.

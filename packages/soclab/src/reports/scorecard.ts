@@ -5,7 +5,7 @@ import { Robustness } from '../attack/robustness.js';
 import type { CampaignInfo, CampaignRun } from '../campaign/run.js';
 import { AuthorityLevel } from '../contracts/enums.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
-import { AblationReport } from '../scoring/ablation.js';
+import { AblationReport } from '../scoring/ablation-report.js';
 import { describeAttempts } from '../scoring/intrinsic.js';
 import { PairedComparison } from '../scoring/paired.js';
 import { assertSameProfile, GateName } from '../scoring/profile.js';

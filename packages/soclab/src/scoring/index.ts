@@ -1,5 +1,5 @@
 /** Scoring: families, gates, statistics, authority recommendation, paired comparison and ablation attribution. */
-export * from './ablation.js';
+export * from './ablation-report.js';
 export * from './engine.js';
 export * from './paired.js';
 export * from './profile.js';

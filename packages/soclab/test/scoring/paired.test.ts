@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attributeAblations } from '../../src/scoring/ablation.js';
+import { attributeAblations } from '../../src/scoring/ablation-report.js';
 import { comparePaired } from '../../src/scoring/paired.js';
 import { outcome, run } from './fixtures.js';
 
