@@ -8,8 +8,13 @@
  *    reference agent on loopback behind a proxy that answers each turn 100 ms late. Four one-scenario-at-a-time
  *    campaigns are submitted at once; with 1 worker they run one after another, with 4 side by side.
  *
+ * 3. `GET /health` p99 while the same campaign runs on a `soclab worker` process through Redis (`queue_url`), with
+ *    the coordinator on the server's worker thread (`campaign_workers: 1`) and on its event loop (`campaign_workers:
+ *    0`). Needs `redis-server` on PATH (a throwaway one on a free loopback port); skipped with a message otherwise.
+ *
  * Each server is `soclab serve` in its own process (from source, with tsx), so autocannon never shares its event
- * loop. Run: `npm run bench -- soclab-service` (BENCH_SERVICE_DURATION seconds of /health load, default 8).
+ * loop. Run: `npm run bench -- soclab-service` (BENCH_SERVICE_DURATION seconds of /health load, default 8;
+ * BENCH_SERVICE_PART=1, 2 or 3 runs one part).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,7 +31,7 @@ const DURATION = Number(process.env.BENCH_SERVICE_DURATION ?? 8);
 const auth = { authorization: `Bearer ${TOKEN}` };
 /** Scenarios of each live-agent campaign (default: every scenario a live agent can run). */
 const SCENARIOS = process.env.BENCH_SERVICE_SCENARIOS?.split(',');
-/** `1` or `2` runs one part only. */
+/** `1`, `2` or `3` runs one part only. */
 const PART = process.env.BENCH_SERVICE_PART;
 const dirs: string[] = [];
 
@@ -222,8 +227,9 @@ try {
       .map((x) => x.toFixed(2))
       .join(' ')})`,
   );
-  if (PART !== '2') await health();
-  if (PART !== '1') await liveThroughput();
+  if (PART === undefined || PART === '1') await health();
+  if (PART === undefined || PART === '2') await liveThroughput();
+  if (PART === undefined || PART === '3') await healthWithRedisWorkers();
 } finally {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
@@ -264,5 +270,108 @@ async function liveThroughput(): Promise<void> {
     console.log(`  speed-up 4 vs 1: ${(one.seconds / four.seconds).toFixed(2)}x`);
   } finally {
     await agent.close();
+  }
+}
+
+/** A throwaway redis-server on a free loopback port, or null when none is installed. */
+async function startRedis(): Promise<{ url: string; stop(): Promise<void> } | null> {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const child = spawn(
+    'redis-server',
+    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const failed = await new Promise<boolean>((resolve) => {
+    child.once('error', () => resolve(true));
+    setTimeout(() => resolve(false), 500);
+  });
+  if (failed) return null;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** /health under load while a 10-repeat mock campaign runs on one `soclab worker` through Redis. */
+async function healthDuringQueuedCampaign(redisUrl: string, workers: number) {
+  const server = await startServer([
+    `campaign_workers: ${workers}`,
+    'campaign_concurrency: 4',
+    `queue_url: ${JSON.stringify(redisUrl)}`,
+  ]);
+  const dataDir = join(dirs.at(-1)!, 'data');
+  const worker = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'packages/soclab/src/cli/main.ts'),
+      'worker',
+      '--queue',
+      redisUrl,
+      '--concurrency',
+      '4',
+      '--db',
+      join(dataDir, 'soclab.sqlite'),
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: process.env },
+  );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let said = '';
+      worker.stderr?.on('data', (d: Buffer) => {
+        said += d.toString();
+        if (said.includes('waiting for runs')) resolve();
+      });
+      worker.once('exit', (code) => reject(new Error(`soclab worker exited with ${code}: ${said}`)));
+    });
+    await autocannon({ url: `${server.base}/health`, connections: 2, duration: 2 });
+    const idle = await autocannon({ url: `${server.base}/health`, connections: 2, duration: DURATION });
+    const id = await startCampaign(server.base, { mode: 'protected', repeats: 10 });
+    await waitRunning(server.base, id);
+    const during = await autocannon({ url: `${server.base}/health`, connections: 2, duration: DURATION });
+    const state = await campaign(server.base, id);
+    return { idle, during, state };
+  } finally {
+    const exited = new Promise((r) => worker.once('exit', r));
+    worker.kill('SIGKILL');
+    await exited;
+    await stop(server);
+  }
+}
+
+async function healthWithRedisWorkers(): Promise<void> {
+  const redis = await startRedis();
+  if (!redis) {
+    console.log('3. skipped: redis-server is not installed (apt-get install redis-server)');
+    return;
+  }
+  try {
+    const onLoop = await healthDuringQueuedCampaign(redis.url, 0);
+    const onThread = await healthDuringQueuedCampaign(redis.url, 1);
+    const line = (name: string, r: Awaited<ReturnType<typeof healthDuringQueuedCampaign>>) =>
+      `  ${name}: idle p99 ${r.idle.latency.p99} ms; during the campaign p50 ${r.during.latency.p50} ms, p99 ${r.during.latency.p99} ms, ` +
+      `max ${r.during.latency.max} ms (${r.during.requests.average.toFixed(0)} req/s; campaign ${r.state.progress.done}/${r.state.progress.total} runs, ${r.state.status})`;
+    console.log(
+      `3. GET /health while a 10-repeat mock campaign runs on a soclab worker through Redis (queue_url; autocannon, 2 connections, ${DURATION} s)`,
+    );
+    console.log(line('coordinator on the event loop (campaign_workers: 0)', onLoop));
+    console.log(line('coordinator on a thread       (campaign_workers: 1)', onThread));
+    const p99 = onThread.during.latency.p99;
+    console.log(`  target p99 <= 20 ms: ${p99 <= 20 ? 'OK' : 'MISSED'} (${p99} ms)`);
+  } finally {
+    await redis.stop();
   }
 }

@@ -86,6 +86,18 @@ export const ServerConfig = z.strictObject({
    * in the server process as before.
    */
   campaign_workers: z.number().int().min(0).max(16).default(1),
+  /**
+   * Redis of the campaign queue (`redis://` or `rediss://`): the server coordinates each campaign and its scenario
+   * runs go to `soclab worker` processes (docs/soclab/operations.md). Default SOCLAB_QUEUE_URL; unset runs them here.
+   */
+  queue_url: z
+    .string()
+    .trim()
+    .min(1)
+    .refine((url) => /^rediss?:\/\/[^\s]+$/i.test(url) && URL.canParse(url), {
+      message: 'must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379',
+    })
+    .optional(),
   /** Chromium for PDF reports; default CHROMIUM_PATH, else `chromium` on PATH. */
   chromium_path: z.string().trim().min(1).optional(),
   /** Log requests to stderr (pino). */
@@ -166,7 +178,8 @@ export interface LoadConfigOptions {
 
 /**
  * The effective configuration: file, then environment (`SOCLAB_API_HOST`, `SOCLAB_API_PORT`, `SOCLAB_DATA_DIR`,
- * `SOCLAB_DATABASE_URL`, `SOCLAB_API_TOKENS` added to the file's tokens, `CHROMIUM_PATH`), then overrides.
+ * `SOCLAB_DATABASE_URL`, `SOCLAB_QUEUE_URL`, `SOCLAB_API_TOKENS` added to the file's tokens, `CHROMIUM_PATH`), then
+ * overrides.
  */
 export function loadServerConfig(options: LoadConfigOptions = {}): ServerConfig {
   const env = options.env ?? process.env;
@@ -175,6 +188,7 @@ export function loadServerConfig(options: LoadConfigOptions = {}): ServerConfig 
   if (env.SOCLAB_API_PORT) base.port = Number(env.SOCLAB_API_PORT);
   if (env.SOCLAB_DATA_DIR) base.data_dir = env.SOCLAB_DATA_DIR;
   if (env.SOCLAB_DATABASE_URL && base.database_url === undefined) base.database_url = env.SOCLAB_DATABASE_URL;
+  if (env.SOCLAB_QUEUE_URL && base.queue_url === undefined) base.queue_url = env.SOCLAB_QUEUE_URL;
   if (env.CHROMIUM_PATH && base.chromium_path === undefined) base.chromium_path = env.CHROMIUM_PATH;
   if (env.SOCLAB_API_TOKENS) {
     base.tokens = [...((base.tokens as unknown[]) ?? []), ...parseTokenList(env.SOCLAB_API_TOKENS)];

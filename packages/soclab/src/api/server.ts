@@ -26,11 +26,12 @@ import { openRuns, sealInterruptedRuns } from '../evidence/interrupted.js';
 import { openEvidenceStore } from '../evidence/store.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import '../modes/builtin.js';
+import { checkCampaignQueue } from '../service/queue-campaign.js';
 import { CampaignWorkerPool } from '../service/worker-pool.js';
 import { soclabVersion } from '../version.js';
 import { can, ensureGeneratedToken, type Permission, type Principal, TokenRegistry } from './auth.js';
 import { CampaignService, findResumableCampaigns } from './campaigns.js';
-import { isLoopback, type ServerConfig } from './config.js';
+import { isLoopback, type ServerConfig, ServerConfigError } from './config.js';
 import type { ApiApp, ApiContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
 import { registerStrictJsonParser } from './json-body.js';
@@ -115,6 +116,41 @@ export function findConsoleRoot(): string | null {
   return null;
 }
 
+/**
+ * `queue_url`: campaigns are coordinated here and run on `soclab worker` processes, which rebuild the lab from the
+ * queued request. Refused (ServerConfigError, CLI exit 2) when Redis does not answer now, or when the campaigns
+ * would use what cannot travel to a worker (an injected corpus or provider).
+ */
+async function checkQueueSetting(
+  url: string,
+  databaseUrl: string,
+  options: ApiServerOptions,
+  notice: (message: string) => void,
+): Promise<void> {
+  if (options.corpus || options.providerFactory) {
+    throw new ServerConfigError(
+      'queue_url: an injected scenario corpus or provider factory cannot travel to soclab workers; leave queue_url unset',
+    );
+  }
+  if (databaseUrl === ':memory:') {
+    throw new ServerConfigError(
+      "queue_url: workers cannot write to this server's ':memory:' database; set database_url",
+    );
+  }
+  try {
+    await checkCampaignQueue(url, 'queue_url (SOCLAB_QUEUE_URL)');
+  } catch (error) {
+    throw new ServerConfigError(
+      `queue_url: ${(error as Error).message.replace('(--queue redis://host:port)', '(queue_url)')}`,
+    );
+  }
+  if (!/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+    notice(
+      `soclab serve: campaigns run on soclab workers; their chains show here only if every worker writes to this server's SQLite file (soclab worker --db ${databaseUrl}, same machine); use PostgreSQL (database_url) for workers on other machines`,
+    );
+  }
+}
+
 const CONSOLE_CSP = {
   defaultSrc: ["'self'"],
   scriptSrc: ["'self'"],
@@ -152,6 +188,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   const registry = new TokenRegistry(tokens);
 
   const databaseUrl = config.database_url ?? join(config.data_dir, 'soclab.sqlite');
+  if (config.queue_url) await checkQueueSetting(config.queue_url, databaseUrl, options, notice);
   const evidence = await openEvidenceStore(databaseUrl);
   const store = await ApiStore.open(evidence);
   // Campaigns that were waiting for a person resume when the decision comes: their chains stay open and their
@@ -236,6 +273,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
       : null;
   const campaigns = new CampaignService({
     pool: workers ? { workers, databaseUrl } : undefined,
+    queueUrl: config.queue_url,
     store,
     evidence,
     inbox,

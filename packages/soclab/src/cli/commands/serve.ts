@@ -25,7 +25,9 @@ export function register(program: Command): void {
       'after',
       '\nTokens: `tokens` in --config, or SOCLAB_API_TOKENS="name:role:token,..." (roles viewer, operator, approver,\n' +
         'admin). With none configured, an admin token is generated into <data_dir>/api-token (mode 600).\n' +
-        'Database: SQLite <data_dir>/soclab.sqlite by default; SOCLAB_DATABASE_URL=postgres://... for PostgreSQL.',
+        'Database: SQLite <data_dir>/soclab.sqlite by default; SOCLAB_DATABASE_URL=postgres://... for PostgreSQL.\n' +
+        'Queue: queue_url in --config or SOCLAB_QUEUE_URL=redis://... runs campaigns on soclab worker processes\n' +
+        '(exit 2 if Redis is unreachable at start).',
     )
     .action(async (opts) => {
       const { loadServerConfig, ServerConfigError } = await import('../../api/config.js');
@@ -43,7 +45,17 @@ export function register(program: Command): void {
       // Campaigns started through the API are traced like CLI ones (docs/observability.md); the SDK loads only then.
       const { startSoclabTelemetry } = await import('../../telemetry/session.js');
       const telemetry = await startSoclabTelemetry(opts.otel);
-      const server = await createApiServer({ config });
+      let server: Awaited<ReturnType<typeof createApiServer>>;
+      try {
+        server = await createApiServer({ config });
+      } catch (error) {
+        // queue_url names no reachable Redis (or cannot work with this store): a setting to fix, before anything ran.
+        if (error instanceof ServerConfigError) {
+          await telemetry?.shutdown().catch(() => {});
+          throw new CliError(error.message, EXIT.usage);
+        }
+        throw error;
+      }
       let url: string;
       try {
         url = await server.listen();
@@ -59,6 +71,12 @@ export function register(program: Command): void {
       process.stderr.write(
         `  console  ${url}/\n  API      ${url}/api/v1  (docs ${url}/api/docs)\n  store    ${where}\n`,
       );
+      if (config.queue_url) {
+        const { redactRedisUrl } = await import('@aeh/harness/queue/redis');
+        process.stderr.write(
+          `  queue    ${redactRedisUrl(config.queue_url)} (campaigns run on soclab worker processes)\n`,
+        );
+      }
       if (server.generatedTokenFile) {
         process.stderr.write(`  token    no tokens configured: an admin token is in ${server.generatedTokenFile}\n`);
       }
