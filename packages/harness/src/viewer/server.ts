@@ -10,7 +10,8 @@ import type { CaseStatus } from '../core/result.js';
 import { firstZodIssue } from '../core/zod-issues.js';
 import { RunLookupError } from '../store/queries.js';
 import type { RunStore } from '../store/run-store.js';
-import type { CaseChange, CaseDelta, CaseDeltaCounts, Page, RunSummary } from '../store/types.js';
+import type { CaseDelta, CaseDeltaCounts, Page, RunSummary } from '../store/types.js';
+import { pageOfDeltas } from './compare-page.js';
 import { type LiveEvent, LiveIndexer } from './live.js';
 
 export interface ViewerOptions {
@@ -302,26 +303,6 @@ function registerCompareRoutes(app: FastifyInstance, store: RunStore): void {
     const { deltas } = await compareRuns(q.baseline, q.candidate);
     return pageOfDeltas(deltas, q);
   });
-}
-
-/** One page of case changes: those of the asked kinds whose id or name contains `q` (case-insensitive). */
-export function pageOfDeltas(
-  deltas: readonly CaseDelta[],
-  query: { change?: readonly CaseChange[]; q?: string; offset: number; limit: number },
-): Page<CaseDelta> {
-  const changes = query.change ? new Set<CaseChange>(query.change) : null;
-  const needle = query.q?.toLowerCase();
-  const filtered = deltas.filter(
-    (d) =>
-      (!changes || changes.has(d.change)) &&
-      (!needle || d.test_id.toLowerCase().includes(needle) || d.test_name.toLowerCase().includes(needle)),
-  );
-  return {
-    total: filtered.length,
-    offset: query.offset,
-    limit: query.limit,
-    items: filtered.slice(query.offset, query.offset + query.limit),
-  };
 }
 
 /** Server-sent events for live runs: `broadcast` sends one to every open stream; `close` ends them all. */

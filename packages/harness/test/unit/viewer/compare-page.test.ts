@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseChange, CaseDelta } from '../../../src/store/types.js';
-import { pageOfDeltas } from '../../../src/viewer/server.js';
+import { pageOfDeltas } from '../../../src/viewer/compare-page.js';
 
 function delta(test_id: string, change: CaseChange, test_name = test_id): CaseDelta {
   return { test_id, test_name, change, baseline: null, candidate: null, score_delta: null, duration_delta: null };
