@@ -10,8 +10,6 @@ export {
   defineAdapter,
   type RunContext,
 } from './adapters/index.js';
-// Suites: load and validate a suite file (YAML/JSON) the way `harness run` does.
-export { loadSuite, SuiteValidationError, suiteJsonSchema, validateSuite } from './benchmarks/index.js';
 // Comparing two runs and gating on regressions, as `harness compare` does.
 export {
   type CaseFlip,
@@ -116,3 +114,5 @@ export {
   wilson,
   Z95,
 } from './stats/index.js';
+// Suites: load and validate a suite file (YAML/JSON) the way `harness run` does.
+export { loadSuite, SuiteValidationError, suiteJsonSchema, validateSuite } from './suites/index.js';

@@ -12,7 +12,7 @@ export async function suiteNameOf(arg: string): Promise<SuiteRef> {
   // Loading validates the adapter and evaluator names, so the built-in plugins must be registered.
   const { loadBuiltins } = await import('./common.js');
   await loadBuiltins();
-  const { loadSuite } = await import('../benchmarks/loader.js');
+  const { loadSuite } = await import('../suites/loader.js');
   const suite = await loadSuite(arg);
   return suite.quarantine ? { name: suite.name, quarantine: [...suite.quarantine] } : { name: suite.name };
 }

@@ -303,7 +303,7 @@ async function metricSource(
 ): Promise<MetricSource> {
   const header = inputs[0].header;
   const hash = header.suite.content_hash;
-  const { loadSuite, SuiteValidationError } = await import('../benchmarks/loader.js');
+  const { loadSuite, SuiteValidationError } = await import('../suites/loader.js');
   const tryLoad = async (path: string) => {
     try {
       return await loadSuite(path, { env: lenientEnv() });

@@ -1,12 +1,12 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { adapterRegistry } from '../adapters/base.js';
-import type { LoadedSuite } from '../benchmarks/loader.js';
 import type { ExperimentHeader } from '../core/view.js';
 import { parseOptions } from '../evaluators/base.js';
 import { type RunExperimentOptions, RunSetupError } from '../runner/experiment.js';
 import { JOURNAL_FILE } from '../runner/journal.js';
 import { DEFAULT_RETRY } from '../runner/retry.js';
+import type { LoadedSuite } from '../suites/loader.js';
 import type { RecordedMetrics } from './merge.js';
 import { remoteAgent } from './remote-agent.js';
 import { formatShard, SHARD_ASSIGNMENT, type ShardSpec, shardFilter, shardOfHeader } from './shard.js';

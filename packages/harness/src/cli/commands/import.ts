@@ -23,8 +23,8 @@ export function register(program: Command): void {
       if (opts.out && existsSync(opts.out) && !opts.force) {
         throw new CliError(`${opts.out} exists; pass --force to overwrite it`, EXIT.usage);
       }
-      const { convertPromptfoo, isPromptfooConfig, suiteYaml } = await import('../../benchmarks/promptfoo.js');
-      const { formatIssue } = await import('../../benchmarks/positions.js');
+      const { convertPromptfoo, isPromptfooConfig, suiteYaml } = await import('../../suites/promptfoo.js');
+      const { formatIssue } = await import('../../suites/positions.js');
       const text = readFileSync(config, 'utf8');
       const conversion = convertPromptfoo(resolve(config), text);
       const { parse } = await import('yaml');

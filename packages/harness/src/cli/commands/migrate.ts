@@ -16,14 +16,14 @@ export interface MigrationResult {
  */
 export async function migrateSeedText(text: string, json: boolean): Promise<MigrationResult> {
   if (json) {
-    const { normalizeSeedSuite } = await import('../../benchmarks/seed-format.js');
+    const { normalizeSeedSuite } = await import('../../suites/seed-format.js');
     const raw: unknown = JSON.parse(text);
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('not a suite: expected a JSON object');
     const { changed, problems } = normalizeSeedSuite(raw as Record<string, unknown>);
     return { text: `${JSON.stringify(raw, null, 2)}\n`, changed, problems };
   }
   const { isMap, isScalar, parseDocument, YAMLMap } = await import('yaml');
-  const { normalizeSeedSuite, renameAdapterOptions } = await import('../../benchmarks/seed-format.js');
+  const { normalizeSeedSuite, renameAdapterOptions } = await import('../../suites/seed-format.js');
   const doc = parseDocument(text);
   if (doc.errors.length > 0) throw new Error(doc.errors[0].message);
   const original = doc.toJS() as unknown;
@@ -124,8 +124,8 @@ export function register(program: Command): void {
       );
       const { loadBuiltins } = await import('../common.js');
       await loadBuiltins();
-      const { validateSuite } = await import('../../benchmarks/loader.js');
-      const { formatIssue } = await import('../../benchmarks/positions.js');
+      const { validateSuite } = await import('../../suites/loader.js');
+      const { formatIssue } = await import('../../suites/positions.js');
       writeFileSync(probe, result.text);
       let issues: Awaited<ReturnType<typeof validateSuite>>['issues'];
       try {

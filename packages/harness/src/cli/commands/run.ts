@@ -1,8 +1,8 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { Agent } from '../../adapters/base.js';
-import type { LoadedSuite } from '../../benchmarks/loader.js';
 import type { ExperimentView } from '../../core/view.js';
 import type { RunExperimentOptions, RunExperimentResult } from '../../runner/experiment.js';
+import type { LoadedSuite } from '../../suites/loader.js';
 import { CliError, collect, EXIT, positiveInt, positiveSeconds } from '../common.js';
 import { failureReason } from '../daily-loop.js';
 
@@ -402,7 +402,7 @@ async function resultLine(view: ExperimentView): Promise<string> {
 }
 
 async function loadRunSuite(path: string, queued = false): Promise<LoadedSuite> {
-  const { loadSuite, SuiteValidationError } = await import('../../benchmarks/loader.js');
+  const { loadSuite, SuiteValidationError } = await import('../../suites/loader.js');
   try {
     // A queue coordinator never calls the agent: variables only workers have may be unset here.
     const env = queued ? (await import('../../scale/env.js')).lenientEnv() : undefined;

@@ -10,8 +10,8 @@ export function register(program: Command): void {
     .action(async (suites, opts) => {
       const { loadBuiltins } = await import('../common.js');
       await loadBuiltins();
-      const { validateSuite } = await import('../../benchmarks/loader.js');
-      const { formatIssue } = await import('../../benchmarks/positions.js');
+      const { validateSuite } = await import('../../suites/loader.js');
+      const { formatIssue } = await import('../../suites/positions.js');
       let bad = 0;
       for (const path of suites) {
         const { suite, issues } = await validateSuite(path);

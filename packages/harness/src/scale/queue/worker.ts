@@ -4,11 +4,11 @@ import { basename, join, resolve } from 'node:path';
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Agent, adapterRegistry } from '../../adapters/base.js';
-import type { LoadedSuite } from '../../benchmarks/loader.js';
 import type { TestCase } from '../../core/testcase.js';
 import { parseOptions } from '../../evaluators/base.js';
 import { AgentRunner } from '../../runner/agent-runner.js';
 import { backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../../runner/retry.js';
+import type { LoadedSuite } from '../../suites/loader.js';
 import {
   BACKOFF_TYPE,
   JobData,
@@ -139,7 +139,7 @@ export class WorkerHost {
     for (const warning of redisSetupWarnings(setup)) this.#log(`harness worker: warning: ${warning}`);
     const { loadBuiltins } = await import('../../cli/common.js');
     // BullMQ and the plugins load now, not when the first run arrives (joining a run stays quick).
-    await Promise.all([loadBuiltins(), import('bullmq'), import('../../benchmarks/loader.js')]);
+    await Promise.all([loadBuiltins(), import('bullmq'), import('../../suites/loader.js')]);
     this.#log(
       `harness worker ${this.name}: connected to ${redactRedisUrl(this.#options.url)} (concurrency ${this.#concurrency} per run); waiting for runs`,
     );
@@ -461,7 +461,7 @@ export class WorkerHost {
    * Only a file whose content hash matches the run's is used.
    */
   async #loadSuite(record: RunRecord): Promise<{ suite: LoadedSuite; cleanup?: () => void }> {
-    const { loadSuite, SuiteValidationError } = await import('../../benchmarks/loader.js');
+    const { loadSuite, SuiteValidationError } = await import('../../suites/loader.js');
     const tried: string[] = [];
     const candidates = [this.#options.suite, record.suite.path, record.suite.absolute].filter(
       (p): p is string => typeof p === 'string' && p.length > 0,

@@ -12,8 +12,8 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../../src');
 const FORBIDDEN: readonly (readonly [from: string, to: string])[] = [
   ['runner', 'reporters'],
   ['store', 'cli'],
-  ['runner', 'benchmarks'],
-  ['benchmarks', 'runner'],
+  ['runner', 'suites'],
+  ['suites', 'runner'],
   ['adapters', 'runner'],
 ];
 
@@ -77,7 +77,7 @@ describe('harness import graph', () => {
       [join(SRC, 'runner/r.ts'), "const m = await import('../reporters/base.js');\n"],
       [join(SRC, 'store/s.ts'), "export { CliError } from '../cli/common.js';\n"],
       [join(SRC, 'adapters/a.ts'), "import {\n  sleep,\n} from '../runner/retry.js';\n"],
-      [join(SRC, 'benchmarks/b.ts'), "import type { SuiteLike } from '../runner/runner.js';\n"],
+      [join(SRC, 'suites/b.ts'), "import type { SuiteLike } from '../runner/runner.js';\n"],
       [join(SRC, 'reporters/ok.ts'), "import { writeExperimentFile } from '../runner/run-folder.js';\n"],
     ]);
     expect(violations(fake)).toEqual([
@@ -85,7 +85,7 @@ describe('harness import graph', () => {
       "runner/r.ts:1 imports '../reporters/base.js': runner/ must not import reporters/",
       "store/s.ts:1 imports '../cli/common.js': store/ must not import cli/",
       "adapters/a.ts:3 imports '../runner/retry.js': adapters/ must not import runner/",
-      "benchmarks/b.ts:1 imports '../runner/runner.js': benchmarks/ must not import runner/",
+      "suites/b.ts:1 imports '../runner/runner.js': suites/ must not import runner/",
     ]);
   });
 

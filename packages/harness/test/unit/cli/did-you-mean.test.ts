@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nearestName } from '@aeh/models';
 import { afterAll, describe, expect, it } from 'vitest';
-import { validateSuite } from '../../../src/benchmarks/loader.js';
 import { resolveCategory } from '../../../src/cli/commands/list-plugins.js';
 import { loadBuiltins } from '../../../src/cli/common.js';
+import { validateSuite } from '../../../src/suites/loader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'harness-dym-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { validateSuite } from '../../../src/benchmarks/loader.js';
 import { ExperimentComparator } from '../../../src/comparison/comparator.js';
 import { comparisonConsole } from '../../../src/comparison/render-console.js';
 import { comparisonMarkdown } from '../../../src/comparison/render-markdown.js';
 import { displayOf, formatChange, formatValueAs, percentChangeApplies } from '../../../src/core/display.js';
 import { Experiment } from '../../../src/core/index.js';
+import { validateSuite } from '../../../src/suites/loader.js';
 import '../../helpers/plugins.js';
 import { cases, experiment } from './fixtures.js';
 

@@ -2,13 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadSuite } from '../../../src/benchmarks/loader.js';
 import { loadBuiltins } from '../../../src/cli/common.js';
 import { agentOutput } from '../../../src/core/agent.js';
 import type { TestCaseResult } from '../../../src/core/result.js';
 import type { TestCase } from '../../../src/core/testcase.js';
 import { reasonOf } from '../../../src/reporters/support/text.js';
 import { AgentRunner, NO_EVALUATOR_NOTE } from '../../../src/runner/agent-runner.js';
+import { loadSuite } from '../../../src/suites/loader.js';
 
 beforeAll(loadBuiltins);
 

@@ -3,12 +3,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadSuite } from '../../../src/benchmarks/loader.js';
 import { loadBuiltins } from '../../../src/cli/common.js';
 import { lenientEnv } from '../../../src/scale/env.js';
 import { resultProblem } from '../../../src/scale/queue/coordinator.js';
 import { jobIdFor, queueNameFor } from '../../../src/scale/queue/protocol.js';
 import { checkRedisUrl, redactRedisUrl } from '../../../src/scale/queue/redis.js';
+import { loadSuite } from '../../../src/suites/loader.js';
 
 describe('queue protocol', () => {
   it('job ids are stable per case x repeat key, distinct, and valid BullMQ custom ids (no ":")', () => {

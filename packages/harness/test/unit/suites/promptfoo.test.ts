@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { convertPromptfoo, renderTemplate, suiteYaml, transformToPath } from '../../../src/benchmarks/promptfoo.js';
 import { agentOutput } from '../../../src/core/agent.js';
 import { TestCase } from '../../../src/core/testcase.js';
 import { createEvaluator, PluginOptionsError } from '../../../src/evaluators/base.js';
+import { convertPromptfoo, renderTemplate, suiteYaml, transformToPath } from '../../../src/suites/promptfoo.js';
 import '../../../src/evaluators/index.js';
 
 const ctx = { baseDir: process.cwd(), env: {} };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMetricReferences, type Locate } from '../../../src/benchmarks/loader.js';
+import { checkMetricReferences, type Locate } from '../../../src/suites/loader.js';
 
 // A locator that records the field path, so the test reads which field each issue points at.
 const locate: Locate = (path, message) => ({ file: 'suite.yaml', line: 1, col: 1, path: path.join('.'), message });

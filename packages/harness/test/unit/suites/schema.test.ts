@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { suiteJsonSchema } from '../../../src/benchmarks/schema.js';
+import { suiteJsonSchema } from '../../../src/suites/schema.js';
 
 const root = resolve(__dirname, '../../../../..');
 const committed = join(root, 'packages/harness/schemas/suite.schema.json');

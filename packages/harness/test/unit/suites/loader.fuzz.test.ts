@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { validateSuite } from '../../../src/benchmarks/loader.js';
+import { validateSuite } from '../../../src/suites/loader.js';
 import '../../../src/adapters/index.js';
 import '../../helpers/plugins.js';
 

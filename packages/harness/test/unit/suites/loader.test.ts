@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineAdapter } from '../../../src/adapters/base.js';
-import { loadSuite, SuiteValidationError, validateSuite } from '../../../src/benchmarks/loader.js';
-import { formatIssue } from '../../../src/benchmarks/positions.js';
 import { agentOutput } from '../../../src/core/agent.js';
 import type { TestCase } from '../../../src/core/testcase.js';
+import { loadSuite, SuiteValidationError, validateSuite } from '../../../src/suites/loader.js';
+import { formatIssue } from '../../../src/suites/positions.js';
 import '../../helpers/plugins.js';
 
 defineAdapter({

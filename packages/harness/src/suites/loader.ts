@@ -145,14 +145,14 @@ function suiteObject(
     return null;
   }
   let raw = js as Record<string, unknown>;
-  // A promptfoo config runs directly: converted here (benchmarks/promptfoo.ts); an assertion or provider with
+  // A promptfoo config runs directly: converted here (suites/promptfoo.ts); an assertion or provider with
   // no equivalent is a validation error naming its line, never a silently dropped check.
   if (isPromptfooConfig(raw)) {
     const converted = convertPromptfoo(abs, doc.text);
     issues.push(...converted.unmapped);
     raw = converted.suite;
   }
-  // The seed's format: `agent.module` / `agent.config`, `min` / `max` thresholds (benchmarks/seed-format.ts).
+  // The seed's format: `agent.module` / `agent.config`, `min` / `max` thresholds (suites/seed-format.ts).
   for (const p of normalizeSeedSuite(raw).problems) issues.push(locate(p.path, p.message));
   // Credential positions of the agent's options are secrets whatever their source (`{{env.X}}` included).
   const agentSpec = raw.agent as { options?: unknown } | null | undefined;

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateSuite } from '../../../src/benchmarks/loader.js';
-import { formatIssue } from '../../../src/benchmarks/positions.js';
-import { SOURCE_LIMITS } from '../../../src/benchmarks/source-limits.js';
+import { validateSuite } from '../../../src/suites/loader.js';
+import { formatIssue } from '../../../src/suites/positions.js';
+import { SOURCE_LIMITS } from '../../../src/suites/source-limits.js';
 import '../../../src/adapters/index.js';
 import '../../helpers/plugins.js';
 
