@@ -12,6 +12,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, type Json, TOKENS, tempDir, until } from './helpers.js';
 
@@ -29,6 +30,7 @@ const TOKEN_ENV = [
 // Seeded campaigns read their clock from here, so two servers give the same chains and scorecards.
 const EPOCH = '1767225600';
 const SCENARIO = 'BEN-001';
+const PG_URL = process.env.HARNESS_TEST_PG_URL;
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -40,14 +42,14 @@ interface Served {
   stderr: () => string;
 }
 
-async function serve(dir: string, args: string[] = []): Promise<Served> {
+async function serve(dir: string, args: string[] = [], databaseUrl = ''): Promise<Served> {
   const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dir, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
       SOCLAB_API_TOKENS: TOKEN_ENV,
-      SOCLAB_DATABASE_URL: '',
+      SOCLAB_DATABASE_URL: databaseUrl,
       SOURCE_DATE_EPOCH: EPOCH,
       NO_COLOR: '1',
     },
@@ -119,9 +121,9 @@ async function done(base: string, id: string): Promise<Json> {
 const eventsOf = async (base: string, runId: string): Promise<Json[]> =>
   (await call(base, 'GET', `/api/v1/runs/${runId}/events`, { as: 'viewer' })).body;
 
-/** `soclab verify-chain --db` on the data folder's store: exit code and output. */
-function verifyChain(dir: string): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [...CLI, 'verify-chain', '--db', join(dir, 'soclab.sqlite')], {
+/** `soclab verify-chain --db` on the data folder's store (or a database URL): exit code and output. */
+function verifyChain(dir: string, databaseUrl?: string): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [...CLI, 'verify-chain', '--db', databaseUrl ?? join(dir, 'soclab.sqlite')], {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, SOCLAB_DATABASE_URL: '', NO_COLOR: '1' },
@@ -347,3 +349,65 @@ describe('soclab serve: a run waiting for a person survives a restart', () => {
     }, 300_000);
   });
 });
+
+if (!PG_URL && process.env.CI) {
+  it('approvals across a restart on PostgreSQL', () => {
+    throw new Error('HARNESS_TEST_PG_URL is not set (CI must provide PostgreSQL)');
+  });
+}
+
+describe.skipIf(!PG_URL)(
+  'soclab serve on PostgreSQL: a run waiting for a person survives a restart (set HARNESS_TEST_PG_URL to run)',
+  () => {
+    const name = `soclab_resume_${process.pid}_${Date.now()}`;
+    let url = '';
+    const admin = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      try {
+        return await fn(client);
+      } finally {
+        await client.end();
+      }
+    };
+    afterAll(async () => {
+      if (url) await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+    });
+
+    it('SIGKILL while waiting, restart, approve: the campaign completes with one decision and verifying chains', async () => {
+      await admin((c) => c.query(`create database ${name}`));
+      const u = new URL(PG_URL!);
+      u.pathname = `/${name}`;
+      url = u.toString();
+      const dir = tempDir('soclab-resume-pg-');
+      dirs.push(dir);
+      let s = await serve(dir, [], url);
+      let id: string;
+      let pending: Json;
+      let before: Json[];
+      try {
+        const me = await call(s.base, 'GET', '/api/v1/version', { as: 'viewer' });
+        expect(me.body.store).toBe('postgres');
+        ({ id, pending } = await startWaiting(s.base));
+        before = await settledChain(s.base, pending.run_id);
+      } finally {
+        await stop(s.proc, 'SIGKILL');
+      }
+      s = await serve(dir, [], url);
+      try {
+        expect(await pendingOf(s.base)).toEqual([pending]);
+        expect((await decide(s.base, pending.approval_id, 'approved')).status).toBe(200);
+        const finished = await done(s.base, id);
+        expect(finished.status, finished.error).toBe('completed');
+        const after = await eventsOf(s.base, pending.run_id);
+        expect(after.slice(0, before.length).map((e) => e.event_hash)).toEqual(before.map((e) => e.event_hash));
+        expect(decisions(after, pending.approval_id)).toHaveLength(1);
+        expect(executedEvents(after).filter((e) => e.payload.proposal_id === pending.proposal_id)).toHaveLength(1);
+      } finally {
+        await stop(s.proc, 'SIGTERM');
+      }
+      const verified = verifyChain(dir, url);
+      expect(verified.status, verified.out).toBe(0);
+    }, 300_000);
+  },
+);
