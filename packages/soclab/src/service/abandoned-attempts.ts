@@ -22,7 +22,7 @@ export function attemptsKeyFor(campaignRunId: string): string {
   return `soclab:run:${campaignRunId}:attempts`;
 }
 
-/** The attempts hash outlives its campaign by this long (seconds), so a late recovery still finds it. */
+/** The coordinator deletes the attempts hash when the campaign ends; this bounds it if the coordinator dies (s). */
 const ATTEMPTS_TTL_S = 7 * 24 * 3600;
 /** Same as the harness's heartbeat TTL: a worker silent for longer is taken for dead. */
 const HEARTBEAT_TTL_S = 10;

@@ -23,7 +23,7 @@ import { registerAblationModes } from '../modes/ablation-modes.js';
 import { isLiveProvider } from '../providers/registry.js';
 import { DEFAULT_INCIDENT, loadCorpus } from '../scenarios/loader.js';
 import { parseTransformChains } from '../scenarios/variants.js';
-import { AttemptLedger, seededEvidenceFile } from './abandoned-attempts.js';
+import { AttemptLedger, attemptsKeyFor, seededEvidenceFile } from './abandoned-attempts.js';
 
 /** The `runner` of soclab runs in the harness run registry: only `soclab worker` takes them. */
 export const SOCLAB_RUNNER = 'soclab';
@@ -89,7 +89,7 @@ export async function campaignQueueExecutor(url: string, plan: CampaignQueuePlan
     transforms: process.env.SOCLAB_TRANSFORMS || null,
   };
   const { queueExecutor } = await import('@aeh/harness/queue/coordinator');
-  return queueExecutor({
+  const execute = queueExecutor({
     url,
     suitePath: `soclab campaign ${plan.label}`,
     note: (m) => process.stderr.write(`${m.replace(/harness worker --queue/g, 'soclab worker --queue')}\n`),
@@ -111,6 +111,18 @@ export async function campaignQueueExecutor(url: string, plan: CampaignQueuePlan
       retry: { attempts: 1, base_delay_ms: 0, max_delay_ms: 0, max_retry_after_ms: 0 },
     },
   });
+  return async (execution) => {
+    const outcome = await execute(execution);
+    // Every scenario run is recorded (or the campaign's queue was removed): nothing can be recovered any more, so
+    // the notes of which chains each attempt wrote go too (a worker closing a dead attempt read them when it began).
+    if (outcome.state === 'completed' || execution.hooks.signal?.aborted) {
+      const { connectRedis } = await import('@aeh/harness/queue/redis');
+      const client = await connectRedis(url).catch(() => null);
+      await client?.del(attemptsKeyFor(execution.header.id)).catch(() => 0);
+      client?.disconnect();
+    }
+    return outcome;
+  };
 }
 
 export interface SoclabWorkerOptions {
