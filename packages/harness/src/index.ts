@@ -74,6 +74,9 @@ export {
   unregisterJudgeProvider,
 } from './evaluators/index.js';
 export { defineMetric, type Metric, type MetricPlugin, metricRegistry, metricResult } from './metrics/index.js';
+// Loading a user's module (path or package, `.ts` through tsx) the way `plugins:` does; soclab loads third-party
+// providers with it (`--provider-module`).
+export { importModule } from './plugins/import.js';
 export { type PluginBase, type PluginContext, Registry, UnknownPluginError } from './plugins/registry.js';
 export { defineReporter, type Reporter, type ReporterPlugin, reporterRegistry } from './reporters/index.js';
 // Running a suite against an agent, and reading a finished run folder back.

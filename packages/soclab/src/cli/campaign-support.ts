@@ -65,6 +65,11 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
 ): Command<Args, Opts & StudyOptionValues> {
   (command as unknown as Command)
     .option('--provider <id>', 'model provider (see: soclab providers)', 'mock')
+    .option(
+      '--provider-module <path>',
+      'load third-party providers (exported ProviderEntry objects) from this module; repeatable',
+      collect,
+    )
     .option('--model <label>', "model label for a live provider (the mock uses each scenario's)")
     .option('--deployment <name>', 'Azure OpenAI deployment name when it differs from --model (default: the model)')
     .option(
@@ -112,6 +117,7 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
 /** The parsed values of `addStudyOptions`. */
 export interface StudyOptionValues {
   provider: string;
+  providerModule?: string[];
   model?: string;
   deployment?: string;
   price?: string;
@@ -147,6 +153,7 @@ export async function runStudyFromOptions(
     throw new CliError((error as Error).message, EXIT.usage);
   }
   applyMcpAgentOptions(opts);
+  await applyProviderModules(opts);
   const incidents = (opts.incident ?? '')
     .split(',')
     .map((i) => i.trim())
@@ -234,6 +241,28 @@ async function applyCorpusOptions(opts: StudyOptionValues): Promise<void> {
  * `--agent-command` / `--agent-transport` configure the `mcp` provider the way its environment variables do (this
  * process only runs the one study), so the registry's configuration check and the campaign see them.
  */
+/** `--provider-module`: load third-party providers before the provider is chosen; a bad module exits 2. */
+export async function applyProviderModules(opts: Pick<StudyOptionValues, 'providerModule' | 'queue'>): Promise<void> {
+  if (!opts.providerModule?.length) return;
+  // Queue workers are other processes that never load the module, so the provider could not run there.
+  if (opts.queue || process.env.SOCLAB_QUEUE_URL) {
+    throw new CliError(
+      '--provider-module runs campaigns in this process; it cannot be combined with --queue',
+      EXIT.usage,
+    );
+  }
+  const [{ loadProviderModules, ProviderModuleError }, { builtinProviderIds }] = await Promise.all([
+    import('../providers/modules.js'),
+    import('../providers/registry.js'),
+  ]);
+  try {
+    await loadProviderModules(opts.providerModule, { reserved: builtinProviderIds() });
+  } catch (error) {
+    if (error instanceof ProviderModuleError) throw new CliError(error.message, EXIT.usage);
+    throw error;
+  }
+}
+
 function applyMcpAgentOptions(opts: StudyOptionValues): void {
   if (opts.agentCommand === undefined && opts.agentTransport === undefined) return;
   if (opts.provider !== 'mcp') {

@@ -1,4 +1,5 @@
 import {
+  BUILTIN_PROVIDER_ENTRIES,
   defaultProviderRegistry,
   type Env,
   type ProviderEntry,
@@ -10,8 +11,8 @@ import type { ApprovedModel } from '../contracts/policy-input.js';
 import { MOCK_DEFAULT_MODEL, MOCK_PROVIDER_ID } from '../contracts/scenarios.js';
 import { httpEntry } from './http.js';
 import { mcpEntry } from './mcp.js';
-import { extraProviderEntries } from './modules.js';
 import { createMockProvider } from './mock.js';
+import { extraProviderEntries } from './modules.js';
 
 /** The lab's scripted adversary model, replacing the generic `mock` of @aeh/models. */
 export const soclabMockEntry: ProviderEntry = {
@@ -40,6 +41,11 @@ export const soclabMockEntry: ProviderEntry = {
  * ProviderEntry here (see docs/custom-provider.md, option 2).
  */
 export const SOCLAB_PROVIDER_ENTRIES: readonly ProviderEntry[] = Object.freeze([soclabMockEntry, httpEntry, mcpEntry]);
+
+/** Ids of the providers that ship with the lab and @aeh/models (a provider module may not reuse one). */
+export function builtinProviderIds(): string[] {
+  return [...new Set([...BUILTIN_PROVIDER_ENTRIES, ...SOCLAB_PROVIDER_ENTRIES].map((entry) => entry.id))];
+}
 
 /** Providers whose replies are scripted by the scenario; every other provider is live. */
 export const SCRIPTED_PROVIDER_IDS: readonly string[] = Object.freeze([MOCK_PROVIDER_ID]);

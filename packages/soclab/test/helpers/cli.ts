@@ -1,26 +1,15 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { builtinProviderIds } from '../../src/providers/registry.js';
 
 /** The repository root (tests spawn the CLI from here). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 /** The soclab CLI entry point, run from source through tsx. */
 export const SOCLAB_MAIN = 'packages/soclab/src/cli/main.ts';
 
-/** Every provider id the soclab registry knows, in listing order. */
-export const PROVIDER_IDS = [
-  'mock',
-  'openai',
-  'azure_openai',
-  'anthropic',
-  'gemini',
-  'vertex',
-  'xai',
-  'ollama',
-  'openai_compatible',
-  'http',
-  'mcp',
-] as const;
+/** Every provider id the soclab registry knows, in listing order (from the registry, so a new provider needs no edit). */
+export const PROVIDER_IDS: readonly string[] = builtinProviderIds();
 
 const run = promisify(execFile);
 

