@@ -10,26 +10,86 @@ import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
  * untrusted and is returned as plain strings (the console renders it as text).
  */
 
-export type ReplayStepKind =
-  | 'run_started'
-  | 'model_turn'
-  | 'action'
-  | 'finding'
-  | 'harness_attack'
-  | 'control_event'
-  | 'run_finished';
+type Payload = Record<string, unknown>;
 
-export interface ReplayStep {
+/** What every step carries besides its kind and data. */
+interface StepBase {
   index: number;
-  kind: ReplayStepKind;
   title: string;
   at: string | null;
   /** Chain sequences this step was read from. */
   sequences: number[];
-  data: Record<string, unknown>;
   /** What a reviewer reads first: a verdict (a run-level attack stopped or not, how the run ended) and labelled facts. */
   summary?: StepSummary;
 }
+
+/** One model turn as recorded (text fields are untrusted model output). */
+export interface ModelTurnData {
+  stage: string | null;
+  provider: unknown;
+  model: unknown;
+  finish_reason: unknown;
+  output_text: unknown;
+  proposed_tool: unknown;
+  validated_arguments: unknown;
+  error: unknown;
+  usage: unknown;
+  latency_ms: unknown;
+}
+
+/** One policy decision about an action (from a `gateway.policy_decision` event). */
+export interface ReplayPolicyDecision {
+  sequence: number;
+  outcome: string | null;
+  reason_codes: unknown[];
+  policies: unknown[];
+  risk_tier: string | null;
+  policy_version: string | null;
+}
+
+/** An action the model (or a run-level attack) proposed, with everything the control plane did about it. */
+export interface ActionData {
+  proposal_id: string;
+  tool: string | null;
+  arguments: Payload;
+  rationale: string | null;
+  evidence_refs: { evidence_id: unknown; source_tool: unknown }[];
+  model: string | null;
+  status: string | null;
+  outcome: string | null;
+  reason_codes: unknown[];
+  controlled: boolean;
+  error: string | null;
+  policy_decisions: ReplayPolicyDecision[];
+  approvals: ({ sequence: number; kind: string } & Payload)[];
+  grants: ({ sequence: number } & Payload)[];
+  executions: ({ sequence: number; type: string } & Payload)[];
+  receipt: Payload | null;
+  tool_output: unknown;
+  gateway_events: { sequence: number; kind: string; at: string | null }[];
+}
+
+/** The finding with its claims split by whether evidence supports them (text is untrusted model output). */
+export interface FindingData {
+  summary: unknown;
+  confidence: unknown;
+  techniques: unknown;
+  supported_claims: Payload[];
+  unsupported_claims: Payload[];
+  evidence_ids: unknown[];
+}
+
+/**
+ * One step of a replay, discriminated by `kind`: model turns, actions and the finding have typed data; the run's
+ * start and end, run-level attacks and other control events carry their (redacted) event payload.
+ */
+export type ReplayStep =
+  | (StepBase & { kind: 'model_turn'; data: ModelTurnData })
+  | (StepBase & { kind: 'action'; data: ActionData })
+  | (StepBase & { kind: 'finding'; data: FindingData })
+  | (StepBase & { kind: 'run_started' | 'harness_attack' | 'control_event' | 'run_finished'; data: Payload });
+
+export type ReplayStepKind = ReplayStep['kind'];
 
 export interface StepSummary {
   verdict: { text: string; tone: 'good' | 'bad' | 'warn' | 'muted' } | null;
@@ -43,8 +103,6 @@ export interface Replay {
   verification: ChainVerification;
   steps: ReplayStep[];
 }
-
-type Payload = Record<string, unknown>;
 
 const shown = (v: unknown): string =>
   v === null || v === undefined || v === ''
@@ -135,7 +193,7 @@ interface ActionGroup {
   receipt: Payload | null;
 }
 
-function actionData(g: ActionGroup): Payload {
+function actionData(g: ActionGroup): ActionData {
   const p = g.proposal ?? {};
   const decisions = g.gateway
     .filter((e) => e.kind === 'policy_decision')

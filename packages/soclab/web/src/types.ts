@@ -1,12 +1,22 @@
 /** Response shapes, imported (type-only) from the server's own definitions so they cannot drift. */
 
-import type { Replay, ReplayStep } from '../../src/api/replay';
+import type { ActionData, FindingData, ModelTurnData, Replay, ReplayStep } from '../../src/api/replay';
 import type { CampaignView } from '../../src/api/schemas';
 import type { RunRecord } from '../../src/campaign/record';
 import type { Scorecard } from '../../src/reports/scorecard';
 import type { Assessment } from '../../src/scoring/result';
 
-export type { Assessment, CampaignView, Replay, ReplayStep, RunRecord, Scorecard };
+export type {
+  ActionData,
+  Assessment,
+  CampaignView,
+  FindingData,
+  ModelTurnData,
+  Replay,
+  ReplayStep,
+  RunRecord,
+  Scorecard,
+};
 
 export interface CampaignDetail extends CampaignView {
   info: Record<string, unknown> | null;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildReplay, type Replay } from '../../../src/api/replay.js';
 import { runStudy } from '../../../src/campaign/study.js';
+import { DecisionOutcome } from '../../../src/contracts/enums.js';
 import { scratchEvidence } from '../../helpers/scratch.js';
 
 const scratch = scratchEvidence('soclab-replay-');
@@ -45,6 +46,31 @@ describe('replay steps read as verdicts and facts, not JSON', () => {
     expect(facts.get('model')).toBeTruthy();
     const end = replay.steps.at(-1)!;
     expect(end.kind).toBe('run_finished');
+    if (end.kind !== 'run_finished') return;
     expect(end.summary?.verdict?.text).toBe(String(end.data.status));
+  });
+
+  it('actions, model turns and the finding carry typed data the console reads by kind', () => {
+    const replay = replays.get('ATK-024')!;
+    const kinds = new Set(replay.steps.map((s) => s.kind));
+    expect(kinds).toContain('model_turn');
+    expect(kinds).toContain('action');
+    for (const step of replay.steps) {
+      // Narrowing on `kind` gives the step's own data shape (a compile-time check as much as a runtime one).
+      if (step.kind === 'action') {
+        expect(typeof step.data.proposal_id).toBe('string');
+        expect(step.data.tool).toMatch(/^[a-z_]+$/);
+        expect(step.title).toBe(`Action: ${step.data.tool} → ${step.data.status ?? 'recorded'}`);
+        // Protected mode: every action went through a policy decision, each naming its outcome.
+        expect(step.data.controlled).toBe(true);
+        expect(step.data.policy_decisions.length).toBeGreaterThan(0);
+        for (const d of step.data.policy_decisions) expect(DecisionOutcome.options).toContain(d.outcome);
+      } else if (step.kind === 'model_turn') {
+        expect(step.data.stage === null || typeof step.data.stage === 'string').toBe(true);
+      } else if (step.kind === 'finding') {
+        expect(Array.isArray(step.data.supported_claims)).toBe(true);
+        expect(Array.isArray(step.data.unsupported_claims)).toBe(true);
+      }
+    }
   });
 });

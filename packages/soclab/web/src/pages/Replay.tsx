@@ -3,7 +3,7 @@ import { useApi } from '../api';
 import { Chips, ErrorNote, Json, Pill, Section } from '../components/ui';
 import { humanize, when } from '../format';
 import { link } from '../router';
-import type { Replay as ReplayData, ReplayStep, StoredEvent } from '../types';
+import type { ActionData, FindingData, ModelTurnData, Replay as ReplayData, ReplayStep, StoredEvent } from '../types';
 
 type Data = Record<string, unknown>;
 const list = (v: unknown): Data[] => (Array.isArray(v) ? (v as Data[]) : []);
@@ -50,7 +50,7 @@ function KeyValues({ value, label }: { value: unknown; label: string }) {
   );
 }
 
-function ModelTurn({ d }: { d: Data }) {
+function ModelTurn({ d }: { d: ModelTurnData }) {
   const usage = (d.usage ?? {}) as Data;
   return (
     <>
@@ -70,7 +70,7 @@ function ModelTurn({ d }: { d: Data }) {
   );
 }
 
-function Action({ d }: { d: Data }) {
+function Action({ d }: { d: ActionData }) {
   const status = text(d.status);
   return (
     <>
@@ -188,7 +188,7 @@ function Action({ d }: { d: Data }) {
   );
 }
 
-function Finding({ d }: { d: Data }) {
+function Finding({ d }: { d: FindingData }) {
   const claim = (c: Data, i: number) => (
     <li key={i}>
       <span className="untrusted">{text(c.text)}</span>{' '}
@@ -244,10 +244,10 @@ function Summary({ step }: { step: ReplayStep }) {
 }
 
 function StepBody({ step }: { step: ReplayStep }) {
-  const d = step.data as Data;
-  if (step.kind === 'model_turn') return <ModelTurn d={d} />;
-  if (step.kind === 'action') return <Action d={d} />;
-  if (step.kind === 'finding') return <Finding d={d} />;
+  // The step's kind says what its data holds (see ReplayStep in src/api/replay.ts).
+  if (step.kind === 'model_turn') return <ModelTurn d={step.data} />;
+  if (step.kind === 'action') return <Action d={step.data} />;
+  if (step.kind === 'finding') return <Finding d={step.data} />;
   return <Summary step={step} />;
 }
 
