@@ -67,9 +67,41 @@ function checkType(eventType: string): string {
   return r.data;
 }
 
+/** Prepared statements of the SQLite append path (prepared once per store, not per event). */
+interface SqliteAppendStatements {
+  readonly last: { get(runId: string): { sequence: number; event_hash: string } | undefined };
+  readonly insert: { run(row: ChainRow): unknown };
+  /** Runs `fn` in one BEGIN IMMEDIATE ... COMMIT (better-sqlite3's transaction wrapper). */
+  readonly inTransaction: <T>(fn: () => T) => T;
+}
+
 /** The SQL-backed store (SQLite by default, PostgreSQL by URL), through Kysely. */
 export class SqlEvidenceStore implements EvidenceStore {
+  #sqliteStatements: SqliteAppendStatements | undefined;
+
   constructor(private readonly opened: OpenedDatabase) {}
+
+  /**
+   * Appends go through prepared better-sqlite3 statements on SQLite: each run appends its start, every model turn
+   * and its end as separate transactions (so a killed run keeps its turns), and through the query builder each one
+   * compiled and prepared four statements anew (BEGIN, the last link, the insert, COMMIT). Same rows, same order.
+   */
+  #sqliteAppend(): SqliteAppendStatements | undefined {
+    const sqlite = this.opened.sqlite;
+    if (!sqlite || sqlite.readonly) return undefined;
+    this.#sqliteStatements ??= {
+      last: sqlite.prepare(
+        'select sequence, event_hash from audit_events where run_id = ? order by sequence desc limit 1',
+      ) as SqliteAppendStatements['last'],
+      insert: sqlite.prepare(
+        'insert into audit_events (event_id, run_id, sequence, event_type, payload, payload_hash, previous_hash, event_hash, recorded_at) values (@event_id, @run_id, @sequence, @event_type, @payload, @payload_hash, @previous_hash, @event_hash, @recorded_at)',
+      ),
+      // IMMEDIATE takes the write lock at BEGIN, so another connection's write makes BEGIN wait (busy_timeout) or
+      // fail with SQLITE_BUSY before anything was read, never halfway.
+      inTransaction: <T>(fn: () => T) => sqlite.transaction(fn).immediate(),
+    };
+    return this.#sqliteStatements;
+  }
 
   get location(): string {
     return this.opened.location;
@@ -96,9 +128,45 @@ export class SqlEvidenceStore implements EvidenceStore {
     // on), read once per event before any retry, so a retried write does not shift every later reading.
     const ids = events.map((e) => e.event_id ?? seededUuid('evidence') ?? newUuid());
     const times = events.map(() => (seededNow('evidence') ?? new Date()).toISOString());
+    const link = (last: { sequence: number | string; event_hash: string } | undefined): ChainRow[] => {
+      let sequence = last ? Number(last.sequence) : 0;
+      let previous = last ? last.event_hash : GENESIS_HASH;
+      const rows: ChainRow[] = [];
+      for (const [i, e] of events.entries()) {
+        sequence += 1;
+        const row = linkRow({
+          event_id: ids[i]!,
+          run_id: runId,
+          sequence,
+          event_type: e.event_type,
+          payload: e.payload,
+          previous_hash: previous,
+          recorded_at: times[i]!,
+        });
+        previous = row.event_hash;
+        rows.push(row);
+      }
+      return rows;
+    };
+    // The payloads are the caller's (already JSON); no need to parse the stored text back.
+    const stored = (rows: readonly ChainRow[]) =>
+      rows.map(
+        (row, i) => Object.freeze({ ...rowToEventHeader(row), payload: events[i]!.payload }) as StoredAuditEvent,
+      );
     // A concurrent writer on the same run (PostgreSQL) loses the unique (run_id, sequence) race; retry then.
     for (let attempt = 0; ; attempt++) {
       try {
+        const prepared = this.#sqliteAppend();
+        // Inside a query-builder transaction on this connection (tamper tooling), nest nothing: use the builder.
+        if (prepared && !this.opened.sqlite?.inTransaction) {
+          return stored(
+            prepared.inTransaction(() => {
+              const rows = link(prepared.last.get(runId));
+              for (const row of rows) prepared.insert.run(row);
+              return rows;
+            }),
+          );
+        }
         return await this.opened.db.transaction().execute(async (trx) => {
           // PostgreSQL writers on other connections (API, workers on other machines) take turns per chain: the
           // lock lasts until commit, so two appends to one chain cannot both read the same last event (appends to
@@ -113,23 +181,7 @@ export class SqlEvidenceStore implements EvidenceStore {
             .orderBy('sequence', 'desc')
             .limit(1)
             .executeTakeFirst();
-          let sequence = last ? Number(last.sequence) : 0;
-          let previous = last ? last.event_hash : GENESIS_HASH;
-          const rows: ChainRow[] = [];
-          for (const [i, e] of events.entries()) {
-            sequence += 1;
-            const row = linkRow({
-              event_id: ids[i]!,
-              run_id: runId,
-              sequence,
-              event_type: e.event_type,
-              payload: e.payload,
-              previous_hash: previous,
-              recorded_at: times[i]!,
-            });
-            previous = row.event_hash;
-            rows.push(row);
-          }
+          const rows = link(last);
           // SQLite caps bound variables per statement; 9 columns x 500 rows stays well below it.
           for (let i = 0; i < rows.length; i += 500) {
             await trx
@@ -137,10 +189,7 @@ export class SqlEvidenceStore implements EvidenceStore {
               .values(rows.slice(i, i + 500))
               .execute();
           }
-          // The payloads are the caller's (already JSON); no need to parse the stored text back.
-          return rows.map(
-            (row, i) => Object.freeze({ ...rowToEventHeader(row), payload: events[i]!.payload }) as StoredAuditEvent,
-          );
+          return stored(rows);
         });
       } catch (error) {
         const message = String((error as Error).message);
