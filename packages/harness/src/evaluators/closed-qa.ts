@@ -6,17 +6,12 @@ import { defineJudgeEvaluator } from './support/judge-evaluator.js';
 
 export const CLOSED_QA_PROMPT_VERSION = 'closed_qa@2';
 
-interface Opts extends Record<string, unknown> {
-  criteria: string;
-  use_expected: boolean;
-}
-
 /**
  * An LLM judge answers yes or no: does the output answer the question and meet the criteria (and agree
  * with the case's `expected`, when there is one)? Score 1 or 0.
  * @example { name: closed_qa, options: { provider: openai, criteria: 'Gives the exact refund window in days' } }
  */
-export const closedQa = defineJudgeEvaluator<Opts>({
+export const closedQa = defineJudgeEvaluator({
   name: 'closed_qa',
   example: { provider: 'openai', criteria: 'Gives the exact refund window in days' },
   description: 'LLM judge decides yes/no whether the output answers the question and meets the given criteria.',

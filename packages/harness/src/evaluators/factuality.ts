@@ -34,18 +34,12 @@ export const FACTUALITY_SCORES: Record<FactualityCategory, number> = {
   immaterial_difference: 1,
 };
 
-interface Opts extends Record<string, unknown> {
-  reference?: string;
-  fail_categories: FactualityCategory[];
-  scores?: Partial<Record<string, number>>;
-}
-
 /**
  * An LLM judge compares the output's facts with the reference answer (the case's `expected`) and names a
  * category: subset, superset, same, contradiction, or immaterial_difference. A contradiction fails.
  * @example { name: factuality, options: { provider: anthropic } }
  */
-export const factuality = defineJudgeEvaluator<Opts>({
+export const factuality = defineJudgeEvaluator({
   name: 'factuality',
   example: { provider: 'anthropic' },
   description:

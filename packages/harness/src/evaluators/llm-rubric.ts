@@ -4,19 +4,13 @@ import { defineJudgeEvaluator, inputAndOutput } from './support/judge-evaluator.
 
 export const LLM_RUBRIC_PROMPT_VERSION = 'llm_rubric@2';
 
-interface Opts extends Record<string, unknown> {
-  rubric?: string;
-  scale: [number, number];
-  include_input: boolean;
-}
-
 /**
  * An LLM judge grades the output against a rubric on a numeric scale (default 0-10), normalised to [0, 1];
  * passes at 0.5 unless `threshold` says otherwise. The agent's output reaches the judge fenced as untrusted
  * data. Judge provider, model, prompt version, tokens and cost are recorded in details.judge.
  * @example { name: llm_rubric, options: { provider: openai, model: gpt-4o-mini, rubric: 'Apologises and offers a refund' } }
  */
-export const llmRubric = defineJudgeEvaluator<Opts>({
+export const llmRubric = defineJudgeEvaluator({
   name: 'llm_rubric',
   example: { provider: 'openai', model: 'gpt-4o-mini', rubric: 'Apologises and offers a refund' },
   description:

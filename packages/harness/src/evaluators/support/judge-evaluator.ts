@@ -29,14 +29,20 @@ export interface PromptSection {
   untrusted: boolean;
 }
 
-/** What a judge evaluator contributes: its prompt, its verdict schema, and how to read a verdict. */
-export interface JudgeDefinition<O> {
+/** A judge evaluator's own options, as its option shape parses them (the common judge options come on top). */
+export type JudgeOwnOptions<S extends z.ZodRawShape> = z.output<z.ZodObject<S>>;
+
+/**
+ * What a judge evaluator contributes: its option shape, its prompt, its verdict schema, and how to read a verdict.
+ * The callbacks' `opts` type is inferred from `options`, so an evaluator declares its options once.
+ */
+export interface JudgeDefinition<S extends z.ZodRawShape, O = JudgeOwnOptions<S>> {
   name: string;
   description: string;
   promptVersion: string;
   /** Model request stage id (lets scripted mocks answer per evaluator). */
   stage: string;
-  options: z.ZodRawShape;
+  options: S;
   /** A valid options set, as for every plugin (a judge needs at least a provider). */
   example: Readonly<Record<string, unknown>>;
   refine?: (o: O, ctx: z.RefinementCtx) => void;
@@ -102,9 +108,10 @@ type CommonJudgeOptions = {
 };
 
 /** Register an LLM-judge evaluator with judge/panel options, lazy provider resolution and bookkeeping. */
-export function defineJudgeEvaluator<O extends Record<string, unknown>>(
-  def: JudgeDefinition<O>,
-): EvaluatorPlugin<unknown> {
+export function defineJudgeEvaluator<S extends z.ZodRawShape>(def: JudgeDefinition<S>): EvaluatorPlugin<unknown> {
+  type O = JudgeOwnOptions<S>;
+  // The parsed options are the judge's own plus the common ones; TypeScript cannot see through the spread of a
+  // generic shape, so this is the one place the two views of the same object meet.
   const schema = z.strictObject({ ...JudgeOptions, ...def.options }).superRefine((o, ctx) => {
     checkJudgeChoice(o as Parameters<typeof checkJudgeChoice>[0], ctx);
     def.refine?.(o as unknown as O, ctx);
