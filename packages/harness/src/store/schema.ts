@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { StoredMetric } from './types.js';
 
 /**
  * Tables of the run index. The index is derived data: every row can be rebuilt from the run folders
@@ -87,17 +88,9 @@ export interface CaseTagsTable {
   passed: number;
 }
 
-export interface MetricValuesTable {
+/** One stored metric of a run: the metric as the index reports it (declared once, in types.ts), keyed by run. */
+export interface MetricValuesTable extends StoredMetric {
   experiment_id: string;
-  name: string;
-  value: number;
-  formatted_value: string;
-  direction: string;
-  lower: number | null;
-  upper: number | null;
-  level: number | null;
-  sample_size: number | null;
-  error: string | null;
 }
 
 /** The Kysely database interface (hand-written, as Kysely expects). */
