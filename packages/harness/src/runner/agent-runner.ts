@@ -3,7 +3,7 @@ import type { Agent, RunContext } from '../adapters/base.js';
 import { AgentOutput } from '../core/agent.js';
 import type { ResultLocation, RunOutcome, RunProgress } from '../core/execution.js';
 import type { MetricResult } from '../core/experiment.js';
-import { canonicalJson } from '../core/hash.js';
+import { sortedKeysJson } from '../core/hash.js';
 import { type EvaluationResult, resultKey, type TestCaseResult, weightedScore } from '../core/result.js';
 import { sleep } from '../core/sleep.js';
 import type { MetricSpec } from '../core/suite.js';
@@ -277,7 +277,7 @@ export class AgentRunner {
 
   /** Build (or reuse) an evaluator for a case's own config; a config that fails becomes an error result. */
   #caseEvaluator(config: EvaluatorConfig): Evaluator | EvaluationResult {
-    const key = canonicalJson(config);
+    const key = sortedKeysJson(config);
     const cached = this.#caseEvaluators.get(key);
     if (cached) return cached;
     try {

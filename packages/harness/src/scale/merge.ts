@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { ResultLocation } from '../core/execution.js';
 import type { ExperimentState, MetricResult, ThresholdOutcome, ThresholdRule } from '../core/experiment.js';
-import { canonicalJson } from '../core/hash.js';
+import { sortedKeysJson } from '../core/hash.js';
 import type { TestCaseResult } from '../core/result.js';
 import type { MetricSpec } from '../core/suite.js';
 import type { ExperimentHeader, ExperimentView } from '../core/view.js';
@@ -221,7 +221,7 @@ function describeSuite(input: Input): string {
 
 /** Shards must be runs of the same suite file: same name, version and content hash. */
 function checkSameSuite(inputs: Input[]): void {
-  const key = (i: Input) => canonicalJson([i.header.suite.name, i.header.suite.version, i.header.suite.content_hash]);
+  const key = (i: Input) => sortedKeysJson([i.header.suite.name, i.header.suite.version, i.header.suite.content_hash]);
   const first = key(inputs[0]);
   if (inputs.every((i) => key(i) === first)) return;
   throw new MergeError(
@@ -278,8 +278,8 @@ function checkShards(inputs: Input[], allowPartial: boolean, warn: (m: string) =
 }
 
 function checkAgents(inputs: Input[], warn: (m: string) => void): void {
-  const first = canonicalJson(inputs[0].header.agent);
-  const differing = inputs.filter((i) => canonicalJson(i.header.agent) !== first).map((i) => i.display);
+  const first = sortedKeysJson(inputs[0].header.agent);
+  const differing = inputs.filter((i) => sortedKeysJson(i.header.agent) !== first).map((i) => i.display);
   if (differing.length > 0) {
     warn(
       `the agent recorded in ${differing.join(', ')} differs from ${inputs[0].display}'s; the merged run records the first`,

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { canonicalJson, sha256 } from '../../core/hash.js';
+import { sha256, sortedKeysJson } from '../../core/hash.js';
 import type { RetryPolicy } from '../../runner/retry.js';
 
 /** File name of a run's judge cache (in the run folder, and in a `--record` cassette folder). */
@@ -29,7 +29,7 @@ export type JudgeCacheEntry = z.infer<typeof JudgeCacheEntry>;
 
 /** The cache key of a judge request: provider, model, the whole request (prompt and options) and the call mode. */
 export function judgeCacheKey(parts: { provider: string; model: string; mode: string; request: unknown }): string {
-  return sha256(canonicalJson(parts));
+  return sha256(sortedKeysJson(parts));
 }
 
 /** Thrown when a judge cache file cannot be read (a usage problem, before any case runs). */
