@@ -82,7 +82,7 @@ export {
   withToolResult,
 } from './shared/messages.js';
 export { parseStructured, parseToolArguments, stripCodeFence } from './shared/parse.js';
-export { estimateCostUsd, type ModelPrice, PRICE_TABLE } from './shared/pricing.js';
+export { estimateCostUsd, type ModelPrice, PRICE_TABLE, registerPrices } from './shared/pricing.js';
 export { type BuildResponseInput, buildResponse } from './shared/response.js';
 export { Timer, timed } from './shared/timer.js';
 export { estimateCallUsage, estimateRequestUsage, estimateTokens } from './shared/tokens.js';

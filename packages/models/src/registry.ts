@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type ModelProvider, ProviderCapabilities, ProviderError } from './provider.js';
+import type { ModelPrice } from './shared/pricing.js';
 
 /** Environment as a plain map (process.env or a test double). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -40,6 +41,8 @@ export interface ProviderEntry {
   readonly description: string;
   /** Extra notes shown as limitations. */
   readonly notes?: readonly string[];
+  /** List prices of this provider's models, USD per million tokens (cost estimates; see PRICE_TABLE). */
+  readonly prices?: Readonly<Record<string, ModelPrice>>;
   /** Overrides the default check (every `envVars` entry non-empty). */
   configured?(env: Env): boolean;
   create(env: Env, model: string, options?: CreateOptions): ModelProvider;

@@ -1,5 +1,6 @@
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
+import { registerPrices } from '../shared/pricing.js';
 import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
 import { createVendorProvider } from './vendor.js';
 
@@ -52,4 +53,9 @@ export const anthropicEntry: ProviderEntry = {
     const [apiKey] = requireEnv('anthropic', env, ['ANTHROPIC_API_KEY']);
     return createAnthropicProvider({ apiKey, model, baseURL: envValue(env, 'ANTHROPIC_BASE_URL'), ...opts });
   },
+  prices: {
+    'claude-sonnet-4-20250514': { input_per_million: 3, output_per_million: 15 },
+    'claude-haiku-4-5-20251001': { input_per_million: 1, output_per_million: 5 },
+  },
 };
+registerPrices(anthropicEntry);

@@ -1,5 +1,6 @@
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
+import { registerPrices } from '../shared/pricing.js';
 import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
 import { createVendorProvider } from './vendor.js';
 
@@ -61,4 +62,9 @@ export const geminiEntry: ProviderEntry = {
     const [apiKey] = requireEnv('gemini', env, ['GOOGLE_API_KEY']);
     return createGeminiProvider({ apiKey, model, baseURL: envValue(env, 'GEMINI_BASE_URL'), ...opts });
   },
+  prices: {
+    'gemini-2.5-pro': { input_per_million: 1.25, output_per_million: 10 },
+    'gemini-2.5-flash': { input_per_million: 0.3, output_per_million: 2.5 },
+  },
 };
+registerPrices(geminiEntry);

@@ -1,5 +1,6 @@
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
+import { registerPrices } from '../shared/pricing.js';
 import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
 import { createVendorProvider } from './vendor.js';
 
@@ -54,4 +55,9 @@ export const openaiEntry: ProviderEntry = {
     const [apiKey] = requireEnv('openai', env, ['OPENAI_API_KEY']);
     return createOpenAIProvider({ apiKey, model, baseURL: envValue(env, 'OPENAI_BASE_URL'), ...opts });
   },
+  prices: {
+    'gpt-4o': { input_per_million: 2.5, output_per_million: 10 },
+    'gpt-4o-mini': { input_per_million: 0.15, output_per_million: 0.6 },
+  },
 };
+registerPrices(openaiEntry);

@@ -1,5 +1,6 @@
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
+import { registerPrices } from '../shared/pricing.js';
 import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
 import { createOpenAICompatibleProvider } from './openai-compatible.js';
 
@@ -45,4 +46,8 @@ export const xaiEntry: ProviderEntry = {
     const [apiKey] = requireEnv('xai', env, ['XAI_API_KEY']);
     return createXaiProvider({ apiKey, model, baseURL: envValue(env, 'XAI_BASE_URL'), ...opts });
   },
+  prices: {
+    'grok-4': { input_per_million: 3, output_per_million: 15 },
+  },
 };
+registerPrices(xaiEntry);

@@ -1,21 +1,25 @@
-/**
- * Price table for cost ESTIMATION, USD per million tokens. These are placeholders taken from public list prices
- * at one point in time; every cost computed from them is labelled estimated. Vendors that report cost win.
- */
+/** A model's list price, USD per million tokens, for cost ESTIMATION (every cost computed from it is labelled estimated). */
 export interface ModelPrice {
   input_per_million: number;
   output_per_million: number;
 }
 
-export const PRICE_TABLE: Readonly<Record<string, ModelPrice>> = Object.freeze({
-  'gpt-4o': { input_per_million: 2.5, output_per_million: 10 },
-  'gpt-4o-mini': { input_per_million: 0.15, output_per_million: 0.6 },
-  'claude-sonnet-4-20250514': { input_per_million: 3, output_per_million: 15 },
-  'claude-haiku-4-5-20251001': { input_per_million: 1, output_per_million: 5 },
-  'gemini-2.5-pro': { input_per_million: 1.25, output_per_million: 10 },
-  'gemini-2.5-flash': { input_per_million: 0.3, output_per_million: 2.5 },
-  'grok-4': { input_per_million: 3, output_per_million: 15 },
-});
+const table: Record<string, ModelPrice> = {};
+
+/**
+ * Every price the built-in providers declare, by model id. The prices live in each provider's entry
+ * (`ProviderEntry.prices`, placeholders taken from public list prices at one point in time); each provider module
+ * adds its own here when it loads, so a new provider file brings its prices without an edit to this one. Vendors
+ * that report cost win.
+ */
+export const PRICE_TABLE: Readonly<Record<string, ModelPrice>> = table;
+
+/** Add a provider entry's prices to PRICE_TABLE (a model priced by two providers keeps the first price). */
+export function registerPrices(entry: { readonly prices?: Readonly<Record<string, ModelPrice>> }): void {
+  for (const [model, price] of Object.entries(entry.prices ?? {})) {
+    if (!Object.hasOwn(table, model)) table[model] = Object.freeze({ ...price });
+  }
+}
 
 /**
  * Estimated cost in USD rounded to 6 decimals, or null when the model is not in the table (unknown cost is not

@@ -24,6 +24,9 @@ const ProviderEntryShape = z.looseObject({
   adapterVersion: z.string().min(1),
   envVars: z.array(z.string()),
   optionalEnvVars: z.array(z.string()).optional(),
+  prices: z
+    .record(z.string(), z.strictObject({ input_per_million: z.number().min(0), output_per_million: z.number().min(0) }))
+    .optional(),
   capabilities: ProviderCapabilities,
   defaultModel: z.string().min(1),
   validationLevel: ValidationLevel,
@@ -98,6 +101,8 @@ export async function loadProviderModules(
         throw new ProviderModuleError(`${file}: provider id '${entry.id}' is already loaded from another module`);
       }
       loaded.set(entry.id, entry);
+      // Its models' prices join the table cost estimates use, as a built-in provider's do.
+      registerPrices(entry);
       added.push(entry);
     }
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { retryAfterSeconds, retryableStatus, strictCompatible } from '../../../src/providers/ai-sdk.js';
-import { estimateCostUsd } from '../../../src/shared/pricing.js';
+// Through the package root, as users import it: the prices come from the provider entries it loads.
+import { estimateCostUsd } from '../../../src/index.js';
 
 describe('prices: snapshots and aliases take their family price; unknown stays unknown', () => {
   const usage = { input_tokens: 1_000_000, output_tokens: 1_000_000 };
