@@ -125,6 +125,7 @@ export function recordingAgent(agent: Agent, dir: string, options: RecordOptions
 
 /** Thrown when a cassette cannot be opened or parsed (a usage problem, before any case runs). */
 export class CassetteError extends Error {
+  readonly code = 'AEH_ERR_CASSETTE';
   override name = 'CassetteError';
 }
 

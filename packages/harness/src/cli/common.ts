@@ -3,6 +3,7 @@
  * and `harness --version` must stay fast.
  */
 
+import { errorCode } from '../core/errors.js';
 import { CliError, EXIT as COMMON_EXIT } from './program.js';
 
 export { CliError };
@@ -44,13 +45,35 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-/** Print an error the way every command does and set the exit code. */
-export function fail(err: unknown, scrub: (t: string) => string = (t) => t): number {
-  const code = err instanceof CliError ? err.exitCode : errorExitCode(err);
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`harness: ${scrub(message)}\n`);
+/** Printed (in JSON output) for an error without a code of its own: a file system error, a bug. */
+export const UNCLASSIFIED_ERROR_CODE = 'AEH_ERR_RUNTIME';
+
+/**
+ * Print an error the way every command does and return its exit code. A harness error's stable code leads the
+ * message (`harness: [AEH_ERR_SUITE_INVALID] suite is invalid ...`; docs/errors.md). When the command was asked for
+ * machine output (`--json`, or `--format json` alone), the error is also printed to stdout as one JSON object:
+ * `{"error":{"code":...,"message":...,"exit_code":...}}`.
+ */
+export function fail(
+  err: unknown,
+  scrub: (t: string) => string = (t) => t,
+  argv: readonly string[] = process.argv,
+): number {
+  const exit = err instanceof CliError ? err.exitCode : errorExitCode(err);
+  const message = scrub(err instanceof Error ? err.message : String(err));
+  const code = errorCode(err);
+  process.stderr.write(`harness: ${code ? `[${code}] ` : ''}${message}\n`);
   if (process.env.HARNESS_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${scrub(err.stack)}\n`);
-  return code;
+  if (wantsJson(argv)) {
+    const error = { code: code ?? UNCLASSIFIED_ERROR_CODE, message, exit_code: exit };
+    process.stdout.write(`${JSON.stringify({ error })}\n`);
+  }
+  return exit;
+}
+
+/** True when the command line asks for machine output: `--json`, or `--format json` (or `--format=json`) alone. */
+export function wantsJson(argv: readonly string[]): boolean {
+  return argv.some((a, i) => a === '--json' || a === '--format=json' || (a === '--format' && argv[i + 1] === 'json'));
 }
 
 /** Validation-type errors (unknown plugin, bad options, invalid suite) are usage errors; others are runtime. */

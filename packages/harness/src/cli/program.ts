@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from '@commander-js/extra-typings';
+import { errorCode } from '../core/errors.js';
 
 /**
  * The exit codes both CLIs document: 0 ok, 1 gate/evaluation failure, 2 usage or validation error, 3 runtime
@@ -9,12 +10,16 @@ export const EXIT = { ok: 0, gate: 1, usage: 2, runtime: 3 } as const;
 
 /** An error that ends the command with a specific exit code and a plain message (no stack). */
 export class CliError extends Error {
+  /** `AEH_ERR_CLI`, or the code of the harness error it reports (its `cause`), so the user sees which it was. */
+  readonly code: string = 'AEH_ERR_CLI';
   override name = 'CliError';
   constructor(
     message: string,
     readonly exitCode: number = EXIT.usage,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
+    this.code = errorCode(options?.cause) ?? this.code;
   }
 }
 

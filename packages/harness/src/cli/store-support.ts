@@ -39,7 +39,7 @@ export async function withStore<T>(options: StoreCliOptions, fn: (store: RunStor
   try {
     store = await openStore({ store: options.store, runsDir: options.runsDir });
   } catch (err) {
-    throw new CliError((err as Error).message, EXIT.runtime);
+    throw new CliError((err as Error).message, EXIT.runtime, { cause: err });
   }
   try {
     if (options.sync !== false) {
@@ -58,7 +58,8 @@ export async function withStore<T>(options: StoreCliOptions, fn: (store: RunStor
 export async function asCliError(err: unknown): Promise<unknown> {
   const { RunLookupError } = await import('../store/queries.js');
   const { RunNotFoundError } = await import('../store/indexer.js');
-  if (err instanceof RunLookupError || err instanceof RunNotFoundError) return new CliError(err.message, EXIT.usage);
+  if (err instanceof RunLookupError || err instanceof RunNotFoundError)
+    return new CliError(err.message, EXIT.usage, { cause: err });
   return err;
 }
 

@@ -10,6 +10,7 @@ import { type Interval, wilson } from '../stats/wilson.js';
 
 /** Thrown for a `--judge` value that does not name a judge (a usage error). */
 export class JudgeSpecError extends Error {
+  readonly code = 'AEH_ERR_JUDGE_SPEC';
   override name = 'JudgeSpecError';
 }
 

@@ -22,6 +22,7 @@ export interface ResolveRunOptions {
 
 /** The reference names neither a readable run nor a stored one (a usage error). */
 export class RunReferenceError extends Error {
+  readonly code = 'AEH_ERR_RUN_REFERENCE';
   override name = 'RunReferenceError';
 }
 

@@ -1,6 +1,7 @@
 export * from './agent.js';
 export * from './colour.js';
 export * from './durations.js';
+export * from './errors.js';
 export * from './execution.js';
 export * from './experiment.js';
 export * from './hash.js';

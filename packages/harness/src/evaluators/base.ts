@@ -95,6 +95,7 @@ const SCORE_SLACK = 1e-9;
 
 /** Thrown for a score outside [0, 1] or NaN: the runner records it as an evaluator error on that case. */
 export class ScoreRangeError extends Error {
+  readonly code = 'AEH_ERR_SCORE_RANGE';
   override name = 'ScoreRangeError';
   constructor(
     readonly evaluator: string,
@@ -152,6 +153,7 @@ export function errorResult(name: string, output: AgentOutput): EvaluationResult
 
 /** Thrown when an evaluator's options do not validate; carries the field path. */
 export class PluginOptionsError extends Error {
+  readonly code = 'AEH_ERR_PLUGIN_OPTIONS';
   override name = 'PluginOptionsError';
   constructor(
     readonly plugin: string,

@@ -30,6 +30,7 @@ export interface PluginBase<Options = unknown> {
 
 /** Thrown when a name is not registered; the message lists known names and the closest one. */
 export class UnknownPluginError extends Error {
+  readonly code = 'AEH_ERR_UNKNOWN_PLUGIN';
   override name = 'UnknownPluginError';
   constructor(
     readonly kind: string,

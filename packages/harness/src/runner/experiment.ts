@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Agent, adapterRegistry } from '../adapters/base.js';
+import { errorCode } from '../core/errors.js';
 import type { RunExecutor, RunOutcome, RunProgress } from '../core/execution.js';
 import type {
   AgentDescriptor,
@@ -35,7 +36,13 @@ import { checkThresholds } from './thresholds.js';
 
 /** The run could not start (agent creation failed, nothing selected): a configuration problem; nothing ran. */
 export class RunSetupError extends Error {
+  /** `AEH_ERR_RUN_SETUP`, or the code of the harness error that stopped the setup (its `cause`). */
+  readonly code: string = 'AEH_ERR_RUN_SETUP';
   override name = 'RunSetupError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = errorCode(options?.cause) ?? this.code;
+  }
 }
 
 export interface RunExperimentOptions {

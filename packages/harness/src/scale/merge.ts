@@ -26,6 +26,7 @@ import { formatShard, type ShardRecord, shardOfHeader } from './shard.js';
 
 /** A merge that cannot be done as asked (different suites, missing shards, bad inputs): a usage error. */
 export class MergeError extends Error {
+  readonly code = 'AEH_ERR_MERGE';
   override name = 'MergeError';
 }
 

@@ -99,7 +99,7 @@ export async function configureScale(
     // Redis set-up needs fixing. Later outages are ridden out by the coordinator (within its outage budget).
     const [client] = await Promise.all([
       connectRedis(request.queue).catch((err: unknown) => {
-        throw err instanceof RedisUnreachableError ? new RunSetupError(err.message) : err;
+        throw err instanceof RedisUnreachableError ? new RunSetupError(err.message, { cause: err }) : err;
       }),
       import('./queue/coordinator.js'),
       import('bullmq'),

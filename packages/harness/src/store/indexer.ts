@@ -16,6 +16,7 @@ export interface StoreContext {
 
 /** Thrown when a path holds no run (no journal, no experiment JSON). */
 export class RunNotFoundError extends Error {
+  readonly code = 'AEH_ERR_RUN_NOT_FOUND';
   override name = 'RunNotFoundError';
   constructor(readonly path: string) {
     super(

@@ -25,6 +25,7 @@ import type {
 
 /** Thrown when a run reference matches nothing, or more than one run. */
 export class RunLookupError extends Error {
+  readonly code = 'AEH_ERR_RUN_LOOKUP';
   override name = 'RunLookupError';
   constructor(
     message: string,

@@ -32,6 +32,7 @@ export interface RunLockHolder {
 
 /** The run folder is locked by a live process (exit code 2: the command was used on a busy folder). */
 export class RunLockedError extends Error {
+  readonly code = 'AEH_ERR_RUN_LOCKED';
   override name = 'RunLockedError';
   readonly exitCode = 2;
   constructor(

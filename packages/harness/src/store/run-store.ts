@@ -141,6 +141,7 @@ export class RunStore {
 
 /** Thrown when the store cannot be opened or migrated; the message never includes a password. */
 export class StoreOpenError extends Error {
+  readonly code = 'AEH_ERR_STORE_OPEN';
   override name = 'StoreOpenError';
   constructor(
     readonly target: StoreTarget,

@@ -28,6 +28,7 @@ import { isIssue, type RawCase, readCaseFile } from './sources.js';
 
 /** Reported when a suite (or one of its case files) has problems; `issues` holds every one of them. */
 export class SuiteValidationError extends Error {
+  readonly code = 'AEH_ERR_SUITE_INVALID';
   override name = 'SuiteValidationError';
   constructor(readonly issues: SuiteIssue[]) {
     super(

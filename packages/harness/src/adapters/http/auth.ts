@@ -54,6 +54,7 @@ export type TokenFetch = (
 ) => Promise<{ status: number; text: string }>;
 
 export class AuthError extends Error {
+  readonly code = 'AEH_ERR_AUTH';
   override name = 'AuthError';
   constructor(
     message: string,

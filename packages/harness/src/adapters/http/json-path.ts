@@ -13,6 +13,7 @@ type Segment = { kind: 'key'; key: string } | { kind: 'index'; index: number } |
 
 /** Thrown for a path that cannot be parsed; the message names the path and the column. */
 export class JsonPathError extends Error {
+  readonly code = 'AEH_ERR_JSON_PATH';
   override name = 'JsonPathError';
 }
 

@@ -25,6 +25,7 @@ type Filter = (typeof FILTERS)[number];
 
 /** A template mistake; `where` is the field path of the option that holds it (e.g. `headers.x-user`). */
 export class TemplateError extends Error {
+  readonly code = 'AEH_ERR_TEMPLATE';
   override name = 'TemplateError';
 }
 

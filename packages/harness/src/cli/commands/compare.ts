@@ -91,7 +91,7 @@ export function register(program: Command): void {
         try {
           return await resolveRun(ref, { store: opts.store, runsDir: opts.runsDir });
         } catch (err) {
-          if (err instanceof RunReferenceError) throw new CliError(err.message, EXIT.usage);
+          if (err instanceof RunReferenceError) throw new CliError(err.message, EXIT.usage, { cause: err });
           throw err;
         }
       };
@@ -156,7 +156,7 @@ async function pairwiseSection(
   try {
     spec = parseJudgeFlag(flag);
   } catch (err) {
-    throw new CliError((err as Error).message, EXIT.usage);
+    throw new CliError((err as Error).message, EXIT.usage, { cause: err });
   }
   const ctx = { baseDir: process.cwd(), env: process.env };
   const summary = await judgeRuns(await baseline.view(), await candidate.view(), spec, ctx, { criteria });

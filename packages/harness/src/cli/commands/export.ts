@@ -56,7 +56,7 @@ export function register(program: Command): void {
       try {
         run = await resolveRun(ref, { store: opts.store, runsDir: opts.runsDir });
       } catch (err) {
-        if (err instanceof RunReferenceError) throw new CliError(err.message, EXIT.usage);
+        if (err instanceof RunReferenceError) throw new CliError(err.message, EXIT.usage, { cause: err });
         throw err;
       }
       try {

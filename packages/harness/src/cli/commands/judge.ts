@@ -39,7 +39,7 @@ export function register(program: Command): void {
         labels = readLabels(labelsPath);
       } catch (err) {
         if (err instanceof JudgeSpecError || err instanceof LabelsFileError)
-          throw new CliError(err.message, EXIT.usage);
+          throw new CliError(err.message, EXIT.usage, { cause: err });
         throw err;
       }
       let report: Awaited<ReturnType<typeof calibrateJudge>>;

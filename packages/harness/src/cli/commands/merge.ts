@@ -71,7 +71,7 @@ export async function mergeCommand(
       thresholds: flags.thresholds,
     });
   } catch (err) {
-    if (err instanceof MergeError) throw new CliError(err.message, EXIT.usage);
+    if (err instanceof MergeError) throw new CliError(err.message, EXIT.usage, { cause: err });
     throw err;
   }
   const redactor = result.redactor;

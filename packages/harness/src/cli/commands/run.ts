@@ -287,7 +287,7 @@ export async function executeRun(
   if ((request.record || request.replay) && !hooks.agent) {
     const { cassetteAgent } = await import('../../adapters/cassette.js');
     options.agent = await cassetteAgent(request, suite, options.agentSpec).catch((err: Error) => {
-      throw err.name === 'CassetteError' ? new CliError(err.message, EXIT.usage) : err;
+      throw err.name === 'CassetteError' ? new CliError(err.message, EXIT.usage, { cause: err }) : err;
     });
   }
   if (request.shard || request.queue || request.resume) {
@@ -408,7 +408,7 @@ async function loadRunSuite(path: string, queued = false): Promise<LoadedSuite> 
     const env = queued ? (await import('../../scale/env.js')).lenientEnv() : undefined;
     return await loadSuite(path, { env });
   } catch (err) {
-    if (err instanceof SuiteValidationError) throw new CliError(err.message, EXIT.usage);
+    if (err instanceof SuiteValidationError) throw new CliError(err.message, EXIT.usage, { cause: err });
     throw err;
   }
 }

@@ -60,7 +60,7 @@ export function register(program: Command): void {
       const { RedisUnreachableError } = await import('../../scale/queue/redis.js');
       await host.start().catch((err: unknown) => {
         // Unreachable at start: a set-up problem to fix (exit 2), said at once rather than retried forever.
-        throw err instanceof RedisUnreachableError ? new CliError(err.message) : err;
+        throw err instanceof RedisUnreachableError ? new CliError(err.message, undefined, { cause: err }) : err;
       });
       await host.finished;
       process.off('SIGINT', onSignal);

@@ -34,6 +34,7 @@ export function judgeCacheKey(parts: { provider: string; model: string; mode: st
 
 /** Thrown when a judge cache file cannot be read (a usage problem, before any case runs). */
 export class JudgeCacheError extends Error {
+  readonly code = 'AEH_ERR_JUDGE_CACHE';
   override name = 'JudgeCacheError';
 }
 

@@ -23,6 +23,7 @@ export type CalibrationLabel = z.infer<typeof CalibrationLabel>;
 
 /** A labels file that cannot be read; the message names file:line:col and the field. */
 export class LabelsFileError extends Error {
+  readonly code = 'AEH_ERR_LABELS_FILE';
   override name = 'LabelsFileError';
 }
 

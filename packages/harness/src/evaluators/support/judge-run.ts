@@ -30,7 +30,7 @@ export function attachJudgeSession(
     }
   } catch (err) {
     // A damaged recording is a usage problem: say which line, before any case runs.
-    if (err instanceof JudgeCacheError) throw new CliError(err.message, EXIT.usage);
+    if (err instanceof JudgeCacheError) throw new CliError(err.message, EXIT.usage, { cause: err });
     throw err;
   }
   const given: PluginContext = options.context ?? { baseDir: suite.baseDir, env: process.env };

@@ -189,6 +189,7 @@ export function judgeSettings(
 
 /** A judge call that produced no usable verdict; names the judge, and keeps what was paid for and received. */
 export class JudgeCallError extends Error {
+  readonly code = 'AEH_ERR_JUDGE_CALL';
   override name = 'JudgeCallError';
   constructor(
     message: string,

@@ -49,6 +49,7 @@ export function bullConnection(url: string, blocking: boolean): ConnectionOption
 
 /** Redis could not be reached when a command started: a setup problem the user fixes (commands exit 2). */
 export class RedisUnreachableError extends Error {
+  readonly code = 'AEH_ERR_REDIS_UNREACHABLE';
   override name = 'RedisUnreachableError';
 }
 

@@ -99,7 +99,9 @@ tests: file://cases.jsonl
     const codes = [ra.code, rb.code].sort();
     expect(codes, `stderr a: ${ra.stderr}\nstderr b: ${rb.stderr}`).toEqual([0, 2]);
     const [winner, loser] = ra.code === 0 ? [a, rb] : [b, ra];
-    expect(loser.stderr).toMatch(new RegExp(`harness: run folder .*run is in use by process ${winner.child.pid} `));
+    expect(loser.stderr).toMatch(
+      new RegExp(`harness: \\[AEH_ERR_RUN_LOCKED\\] run folder .*run is in use by process ${winner.child.pid} `),
+    );
 
     // Exactly the recovered state: every case x repeat once, the killed run's results kept, nothing torn after.
     const after = resultKeys(journal);

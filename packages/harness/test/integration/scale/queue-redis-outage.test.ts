@@ -54,9 +54,9 @@ describe('Redis unreachable when a distributed run starts', () => {
     // A clear failure, not a background retry loop: both end within seconds (the bound is generous for load).
     expect(await exited(run, 20_000)).toBe(2);
     expect(await exited(worker, 20_000)).toBe(2);
-    expect(run.errText).toContain(`harness: cannot reach Redis at ${url}`);
+    expect(run.errText).toContain(`harness: [AEH_ERR_REDIS_UNREACHABLE] cannot reach Redis at ${url}`);
     expect(run.errText).toMatch(/ECONNREFUSED/); // the reason, as the OS gave it
-    expect(worker.errText).toContain(`harness: cannot reach Redis at ${url}`);
+    expect(worker.errText).toContain(`harness: [AEH_ERR_REDIS_UNREACHABLE] cannot reach Redis at ${url}`);
     // Nothing was started: no run folder to clean up.
     expect(existsSync(join(dir, 'dist'))).toBe(false);
   });

@@ -1,0 +1,12 @@
+/** Prefix of every harness error code; the codes and what to do about each are listed in docs/errors.md. */
+export const ERROR_CODE_PREFIX = 'AEH_ERR_';
+
+/**
+ * The stable code of a harness error (`AEH_ERR_*`), or undefined for anything else: a Node system error's
+ * `code` (ENOENT...) is not one of ours.
+ */
+export function errorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null || !('code' in err)) return undefined;
+  const { code } = err as { code: unknown };
+  return typeof code === 'string' && code.startsWith(ERROR_CODE_PREFIX) ? code : undefined;
+}
