@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { importModule } from '@aeh/harness';
 import { formatZodIssues } from '@aeh/harness/zod-issues';
-import { ProviderCapabilities, type ProviderEntry, ValidationLevel } from '@aeh/models';
+import { ProviderCapabilities, type ProviderEntry, registerPrices, ValidationLevel } from '@aeh/models';
 import { z } from 'zod';
 
 /**
