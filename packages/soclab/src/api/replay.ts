@@ -23,8 +23,10 @@ interface StepBase {
   summary?: StepSummary;
 }
 
+// The data shapes are type aliases, not interfaces: the route's response schema takes them as JSON records.
+
 /** One model turn as recorded (text fields are untrusted model output). */
-export interface ModelTurnData {
+export type ModelTurnData = {
   stage: string | null;
   provider: unknown;
   model: unknown;
@@ -35,20 +37,20 @@ export interface ModelTurnData {
   error: unknown;
   usage: unknown;
   latency_ms: unknown;
-}
+};
 
 /** One policy decision about an action (from a `gateway.policy_decision` event). */
-export interface ReplayPolicyDecision {
+export type ReplayPolicyDecision = {
   sequence: number;
   outcome: string | null;
   reason_codes: unknown[];
   policies: unknown[];
   risk_tier: string | null;
   policy_version: string | null;
-}
+};
 
 /** An action the model (or a run-level attack) proposed, with everything the control plane did about it. */
-export interface ActionData {
+export type ActionData = {
   proposal_id: string;
   tool: string | null;
   arguments: Payload;
@@ -67,17 +69,17 @@ export interface ActionData {
   receipt: Payload | null;
   tool_output: unknown;
   gateway_events: { sequence: number; kind: string; at: string | null }[];
-}
+};
 
 /** The finding with its claims split by whether evidence supports them (text is untrusted model output). */
-export interface FindingData {
+export type FindingData = {
   summary: unknown;
   confidence: unknown;
   techniques: unknown;
   supported_claims: Payload[];
   unsupported_claims: Payload[];
   evidence_ids: unknown[];
-}
+};
 
 /**
  * One step of a replay, discriminated by `kind`: model turns, actions and the finding have typed data; the run's
