@@ -3,10 +3,11 @@
  * (echo agent, console + JSON reports, run index), against a bare `node -e 0` in the same run (so the ratio is
  * meaningful on a noisy machine). The commands are alternated round by round, so load changes hit them alike.
  * Targets: --version <= 150 ms, list-plugins <= 300 ms, 1-case run <= 3x node -e 0. Uses the compiled CLI (npm run
- * build first).
+ * build first: the bin runs the bundled CLI, scripts/build-bundles.mjs); the 1-case run is also timed through the tsc
+ * output, so the bundle's gain is a same-run ratio.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +28,16 @@ const commands: Record<string, () => string[]> = {
   version: () => [bin, '--version'],
   plugins: () => [bin, 'list-plugins'],
   oneCase: () => [bin, 'run', join(dir, 'one.yaml'), '--out', join(dir, `run-${runNo++}`), '--format', 'console,json'],
+  // The same run through the tsc output (what the bin runs when the bundle is missing or stale).
+  oneCaseTsc: () => [
+    join(root, 'packages/harness/dist/cli/main.js'),
+    'run',
+    join(dir, 'one.yaml'),
+    '--out',
+    join(dir, `run-${runNo++}`),
+    '--format',
+    'console,json',
+  ],
 };
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
 for (let i = -1; i < RUNS; i++) {
@@ -49,6 +60,8 @@ const baseline = median('baseline');
 const version = median('version');
 const plugins = median('plugins');
 const oneCase = median('oneCase');
+const oneCaseTsc = median('oneCaseTsc');
+const bundled = existsSync(join(root, 'packages/harness/dist/bundle/cli.js'));
 console.log(
   `machine: load average ${loadavg()
     .map((l) => l.toFixed(1))
@@ -61,4 +74,7 @@ console.log(row('harness --version', version, 150));
 console.log(row('harness list-plugins', plugins, 300));
 console.log(
   `${'harness run, 1 case'.padEnd(22)} median ${oneCase.toFixed(0).padStart(4)} ms  (${(oneCase / baseline).toFixed(1)}x node -e 0; +${(oneCase - baseline).toFixed(0)} ms)  target <= 3.0x node -e 0  ${oneCase <= 3 * baseline ? 'OK' : 'MISSED'}`,
+);
+console.log(
+  `${'  same, tsc output'.padEnd(22)} median ${oneCaseTsc.toFixed(0).padStart(4)} ms  (${(oneCaseTsc / baseline).toFixed(1)}x node -e 0); bin ${bundled ? 'bundled' : 'NOT bundled (run node scripts/build-bundles.mjs)'}: ${(oneCase / oneCaseTsc).toFixed(2)}x the tsc output`,
 );
