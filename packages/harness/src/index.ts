@@ -107,12 +107,13 @@ export {
   urlCredentials,
 } from './secrets/scrubber.js';
 // Statistics other packages build on (soclab scoring): Wilson intervals, the exact McNemar test, the paired
-// sign-flip test.
+// sign-flip test, and the seeded generator behind reproducible resampling and simulated approvers.
 export {
   type Interval,
   type McNemarResult,
   mcnemarExact,
   type SignFlipResult,
+  seededRandom,
   signFlipTest,
   wilson,
   Z95,

@@ -1,4 +1,4 @@
-import { type Interval, wilson } from '@aeh/harness';
+import { type Interval, seededRandom, wilson } from '@aeh/harness';
 import type { ModelProvider } from '@aeh/models';
 import { sha256Hex } from '../contracts/canonical.js';
 import type { AuthorityLevel } from '../contracts/enums.js';
@@ -102,17 +102,8 @@ export interface AttackReport {
   readonly records: readonly TryRecord[];
 }
 
-/** A deterministic 32-bit generator from a string seed (mulberry32 over the seed's hash). */
-function rng(seed: string): () => number {
-  let a = Number.parseInt(sha256Hex(seed).slice(0, 8), 16) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic generator from a string seed: the harness's mulberry32, seeded with the seed's hash. */
+const rng = (seed: string): (() => number) => seededRandom(Number.parseInt(sha256Hex(seed).slice(0, 8), 16) >>> 0);
 
 function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];

@@ -1,3 +1,4 @@
+import { seededRandom } from '@aeh/harness';
 import type { PendingApproval } from '../contracts/approvals.js';
 import type { ApprovalDecision } from '../contracts/enums.js';
 import type { ActionProposal } from '../contracts/proposals.js';
@@ -121,17 +122,5 @@ export function createSimulatedApprover(
       }
       return { approver_id: id, decision: 'rejected', reason: 'not a legitimate action for this incident' };
     },
-  };
-}
-
-/** Seeded pseudo-random numbers in [0, 1) (mulberry32), so noisy approvers are reproducible. Not for cryptography. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
