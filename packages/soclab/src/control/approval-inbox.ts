@@ -121,6 +121,11 @@ export class ApprovalInbox {
   private readonly restored = new Map<string, Restored>();
   /** Decisions on restored requests, handed to their resumed run (null: cancelled, no decision). */
   private readonly answers = new Map<string, ApproverVerdict | null>();
+  /**
+   * Requests settled in this process, for a run that asks again with the same id (a seeded campaign continued on
+   * a new worker after its worker died): it gets the same answer, for the same proposal only.
+   */
+  private readonly finished = new Map<string, { hash: string; verdict: ApproverVerdict | null }>();
   private readonly options: ApprovalInboxOptions;
 
   constructor(options: ApprovalInboxOptions = {}) {
@@ -214,6 +219,15 @@ export class ApprovalInbox {
           dormant.resolve = resolve;
         });
       }
+    }
+    const finished = this.finished.get(pending.approval_id);
+    if (finished && !this.waiting.has(pending.approval_id)) {
+      if (proposalHash(pending.proposal) === finished.hash) return Promise.resolve(finished.verdict);
+      return Promise.resolve({
+        approver_id: RESUME_MISMATCH_APPROVER,
+        decision: 'rejected',
+        reason: 'the run asked again about another proposal with the same request id',
+      });
     }
     const existing = this.waiting.get(pending.approval_id);
     if (existing) {
@@ -321,6 +335,7 @@ export class ApprovalInbox {
     };
     this.options.onSettled?.(settlement);
     const verdict = verdictOf(waiting.entry, outcome, approverId, reason);
+    if (!waiting.dormant) this.finished.set(approvalId, { hash: proposalHash(waiting.entry.proposal), verdict });
     if (waiting.dormant) {
       // No run of this process waits: keep the answer for the resumed run, and have its campaign resumed.
       this.answers.set(approvalId, verdict);
