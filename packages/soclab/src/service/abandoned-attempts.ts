@@ -113,7 +113,10 @@ export class AttemptLedger {
     this.sealing.add(task);
   }
 
-  /** Stop waiting for earlier workers; returns once closes under way have ended. */
+  /**
+   * Take no more recoveries; returns once closes under way have ended (a campaign that just finished has no
+   * heartbeats left in Redis, so their waits end at once).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     await Promise.all([...this.sealing]);
@@ -161,14 +164,13 @@ export class AttemptLedger {
     const { redis, campaignRunId } = this.options;
     const { workersKeyFor } = await import('@aeh/harness/queue/protocol');
     const until = Date.now() + GIVE_UP_MS;
-    while (!this.stopped) {
+    for (;;) {
       const [seconds] = await redis.time();
       const beat = await redis.zscore(workersKeyFor(campaignRunId), worker);
       if (beat === null || Number(seconds) - Number(beat) > HEARTBEAT_TTL_S) return true;
       if (Date.now() > until) return false;
-      await new Promise((r) => setTimeout(r, 1000).unref());
+      await new Promise((r) => setTimeout(r, 1000));
     }
-    return false;
   }
 
   /** The store the earlier attempt wrote to, when this worker can open it. */
