@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { formatIssue, PositionedDocument, pathString } from '@aeh/harness/suite-positions';
 import { z } from 'zod';
 
@@ -102,6 +102,11 @@ export const ServerConfig = z.strictObject({
   chromium_path: z.string().trim().min(1).optional(),
   /** Log requests to stderr (pino). */
   log: z.boolean().default(false),
+  /**
+   * Third-party provider modules (paths, relative to the config file) loaded at start, as `--provider-module` on
+   * the CLI: each exported ProviderEntry becomes a provider API campaigns can choose.
+   */
+  provider_modules: z.array(z.string().trim().min(1)).default([]),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 export type ServerConfigInput = z.input<typeof ServerConfig>;
@@ -202,7 +207,16 @@ export function loadServerConfig(options: LoadConfigOptions = {}): ServerConfig 
     if (names.has(t.name)) throw new ServerConfigError(`tokens: the name '${t.name}' is used twice`);
     names.add(t.name);
   }
-  return { ...config, data_dir: isAbsolute(config.data_dir) ? config.data_dir : resolve(config.data_dir) };
+  // Queue workers are other processes that never load these modules, so their providers could not run there.
+  if (config.provider_modules.length > 0 && config.queue_url) {
+    throw new ServerConfigError('provider_modules: cannot be combined with queue_url (workers do not load them)');
+  }
+  const moduleBase = options.file ? dirname(resolve(options.file)) : process.cwd();
+  return {
+    ...config,
+    data_dir: isAbsolute(config.data_dir) ? config.data_dir : resolve(config.data_dir),
+    provider_modules: config.provider_modules.map((m) => resolve(moduleBase, m)),
+  };
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);

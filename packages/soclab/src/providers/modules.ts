@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { delimiter, resolve } from 'node:path';
 import { importModule } from '@aeh/harness';
 import { formatZodIssues } from '@aeh/harness/zod-issues';
 import { ProviderCapabilities, type ProviderEntry, registerPrices, ValidationLevel } from '@aeh/models';
@@ -107,4 +107,19 @@ export async function loadProviderModules(
     }
   }
   return added;
+}
+
+/** Where a server hands its provider modules to its campaign worker threads (absolute paths, path-delimited). */
+export const PROVIDER_MODULES_ENV = 'SOCLAB_PROVIDER_MODULES';
+
+/**
+ * Load the provider modules named in `env` (a campaign worker thread: threads do not share the server's loaded
+ * modules, so each loads them once itself). Loading a module again is a no-op.
+ */
+export async function loadProviderModulesFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  reserved: readonly string[],
+): Promise<void> {
+  const specs = (env[PROVIDER_MODULES_ENV] ?? '').split(delimiter).filter(Boolean);
+  if (specs.length > 0) await loadProviderModules(specs, { reserved, source: PROVIDER_MODULES_ENV });
 }

@@ -90,6 +90,12 @@ function serve(port: NonNullable<typeof parentPort>): void {
     controller = new AbortController();
     const signal = controller.signal;
     try {
+      // Providers the server loaded from provider_modules: this thread has its own module registry.
+      const [{ loadProviderModulesFromEnv }, { builtinProviderIds }] = await Promise.all([
+        import('../providers/modules.js'),
+        import('../providers/registry.js'),
+      ]);
+      await loadProviderModulesFromEnv(env, builtinProviderIds());
       const store = await storeFor(job.database_url);
       const result = await runCampaign(job.options, {
         signal,

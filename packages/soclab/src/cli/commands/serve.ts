@@ -1,3 +1,4 @@
+import { delimiter } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import { CliError, EXIT } from '../common.js';
 
@@ -41,6 +42,23 @@ export function register(program: Command): void {
       } catch (error) {
         if (error instanceof ServerConfigError) throw new CliError(error.message, EXIT.usage);
         throw error;
+      }
+      if (config.provider_modules.length > 0) {
+        const { loadProviderModules, PROVIDER_MODULES_ENV, ProviderModuleError } = await import(
+          '../../providers/modules.js'
+        );
+        const { builtinProviderIds } = await import('../../providers/registry.js');
+        try {
+          await loadProviderModules(config.provider_modules, {
+            reserved: builtinProviderIds(),
+            source: `${opts.config ?? 'configuration'}: provider_modules`,
+          });
+        } catch (error) {
+          if (error instanceof ProviderModuleError) throw new CliError(error.message, EXIT.usage);
+          throw error;
+        }
+        // Campaign worker threads load the same modules (they do not share this thread's registry).
+        process.env[PROVIDER_MODULES_ENV] = config.provider_modules.join(delimiter);
       }
       // Campaigns started through the API are traced like CLI ones (docs/observability.md); the SDK loads only then.
       const { startSoclabTelemetry } = await import('../../telemetry/session.js');
