@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentView } from '../core/view.js';
+import { firstZodIssue } from '../core/zod-issues.js';
 
 /** A run opened for reading; `close()` releases whatever backs it (the run index, when it came from there). */
 export interface OpenedRun {
@@ -110,9 +111,8 @@ async function experimentFileView(file: string): Promise<ExperimentView> {
   }
   const parsed = Experiment.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
     throw new RunReferenceError(
-      `${file}: not an experiment (${issue?.path.join('.') || '(root)'}: ${issue?.message}); expected a harness experiment.json or a result file of the origin harness`,
+      `${file}: not an experiment (${firstZodIssue(parsed.error)}); expected a harness experiment.json or a result file of the origin harness`,
     );
   }
   return viewOf(parsed.data);

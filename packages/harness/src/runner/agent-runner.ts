@@ -8,6 +8,7 @@ import { type EvaluationResult, resultKey, type TestCaseResult, weightedScore } 
 import { sleep } from '../core/sleep.js';
 import type { MetricSpec } from '../core/suite.js';
 import type { EvaluatorConfig, TestCase } from '../core/testcase.js';
+import { firstZodIssue } from '../core/zod-issues.js';
 import { createEvaluator, type Evaluator, parseOptions } from '../evaluators/base.js';
 import { type Metric, metricRegistry } from '../metrics/base.js';
 import type { PluginContext } from '../plugins/registry.js';
@@ -392,10 +393,7 @@ function normaliseOutput(raw: unknown): AgentOutput {
   if (isCompleteOutput(raw)) return raw;
   const parsed = AgentOutput.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  return AgentOutput.parse({
-    error: `adapter returned an invalid output (${issue.path.join('.') || '(root)'}: ${issue.message})`,
-  });
+  return AgentOutput.parse({ error: `adapter returned an invalid output (${firstZodIssue(parsed.error)})` });
 }
 
 /**

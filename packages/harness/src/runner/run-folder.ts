@@ -2,6 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, s
 import { basename, join, resolve } from 'node:path';
 import { Experiment } from '../core/experiment.js';
 import { type ExperimentHeader, type ExperimentView, viewOf } from '../core/view.js';
+import { firstZodIssue } from '../core/zod-issues.js';
 import { indexJournal, JOURNAL_FILE, type JournalIndex, readIndexedResults } from './journal.js';
 
 export const EXPERIMENT_FILE = 'experiment.json';
@@ -80,8 +81,7 @@ function loadExperimentFile(path: string): ExperimentView {
   }
   const parsed = Experiment.safeParse(raw);
   if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    throw new Error(`${path}: not an experiment file (${first.path.join('.') || '(root)'}: ${first.message})`);
+    throw new Error(`${path}: not an experiment file (${firstZodIssue(parsed.error)})`);
   }
   return viewOf(parsed.data);
 }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { createRunFolder, type RetryPolicy, type RunProgress, runExperiment, type TestCaseResult } from '@aeh/harness';
+import { firstZodIssue } from '@aeh/harness/zod-issues';
 import type { ModelProvider } from '@aeh/models';
 import { z } from 'zod';
 import type { CorpusEntry } from '../contracts/campaign.js';
@@ -191,8 +192,7 @@ function prepareRunDir(dir: string): void {
 export async function runCampaign(request: CampaignRequestInput, hooks: CampaignHooks = {}): Promise<CampaignRun> {
   const parsed = CampaignRequest.safeParse(request);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new CampaignConfigError(`invalid campaign request: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new CampaignConfigError(`invalid campaign request: ${firstZodIssue(parsed.error)}`);
   }
   const options = parsed.data;
   registerAblationModes();

@@ -13,6 +13,7 @@ import { type RunExecutor, SecretScrubber, type SuiteLike } from '@aeh/harness';
 import type { RunRecord } from '@aeh/harness/queue/protocol';
 import type { connectRedis } from '@aeh/harness/queue/redis';
 import type { PreparedRun, QueuedJobAttempt } from '@aeh/harness/queue/worker';
+import { firstZodIssue } from '@aeh/harness/zod-issues';
 import { z } from 'zod';
 import { createSoclabAgent } from '../campaign/adapter.js';
 import { CampaignConfigError, CampaignRequest, campaignAgentConfig, seededAgent } from '../campaign/run.js';
@@ -183,8 +184,7 @@ export async function prepareQueuedCampaign(record: RunRecord, options: SoclabWo
     throw new Error('the run carries no readable soclab campaign request');
   }
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`the queued campaign request is invalid at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new Error(`the queued campaign request is invalid at ${firstZodIssue(parsed.error)}`);
   }
   const queued = parsed.data;
   const request = queued.request;

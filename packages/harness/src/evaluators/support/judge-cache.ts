@@ -2,6 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { sha256, sortedKeysJson } from '../../core/hash.js';
+import { firstZodIssue } from '../../core/zod-issues.js';
 import type { RetryPolicy } from '../../runner/retry.js';
 
 /** File name of a run's judge cache (in the run folder, and in a `--record` cassette folder). */
@@ -93,8 +94,7 @@ export class JudgeSession {
       }
       const parsed = JudgeCacheEntry.safeParse(raw);
       if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new JudgeCacheError(`${path}:${i + 1}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+        throw new JudgeCacheError(`${path}:${i + 1}: ${firstZodIssue(parsed.error)}`);
       }
       this.#entries.set(parsed.data.key, parsed.data);
       n++;

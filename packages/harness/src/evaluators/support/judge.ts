@@ -2,6 +2,7 @@ import type { ModelProvider, ModelRequest, ModelRequestInput, ModelResponse } fr
 import { z } from 'zod';
 import { sha256 } from '../../core/hash.js';
 import { sleep } from '../../core/sleep.js';
+import { formatZodIssue } from '../../core/zod-issues.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import { backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../../runner/retry.js';
 import { cohenKappa, krippendorffAlpha } from '../../stats/agreement.js';
@@ -424,7 +425,7 @@ export class Judge {
     if (!checked.success) {
       const issues = checked.error.issues
         .slice(0, 3)
-        .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`)
+        .map((i) => formatZodIssue(i))
         .join('; ');
       throw fail(
         `returned a verdict that does not match its schema (${issues}): ${JSON.stringify(replyText.slice(0, 200))}`,
