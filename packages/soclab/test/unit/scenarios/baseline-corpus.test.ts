@@ -101,11 +101,16 @@ describe('every scenario in baseline with the mock (soclab-origin 7.5)', () => {
     },
   );
 
-  it('gives 26 of 30 attack successes overall', async () => {
-    let succeeded = 0;
+  it('gives 26 of 30 attack successes overall: every attack not marked unreachable in baseline', async () => {
+    const succeeded: string[] = [];
     for (const s of corpus.attacks)
-      if ((await runScenario({ scenario: s, corpus })).outcome.attack_succeeded) succeeded++;
-    expect(succeeded).toBe(26);
+      if ((await runScenario({ scenario: s, corpus })).outcome.attack_succeeded) succeeded.push(s.id);
+    // Derived from the corpus, so a new scenario file needs no edit here (scenarios check proves the marks).
+    const reachable = corpus.attacks.filter((s) => s.oracle.reachable_in_baseline).map((s) => s.id);
+    expect(succeeded).toEqual(reachable);
+    expect(corpus.attacks.filter((s) => !s.oracle.reachable_in_baseline).map((s) => s.id)).toEqual(
+      expect.arrayContaining([...RESISTED_IN_BASELINE]),
+    );
   });
 });
 
