@@ -132,7 +132,7 @@ describe.skipIf(!CHROMIUM)('pages people read at a glance (Chromium)', () => {
       expect(await p.locator('[data-testid=run-title]').innerText()).toMatch(/^baseline/);
       expect(await p.locator('[data-testid=gate-verdict]').innerText()).toMatch(/No thresholds declared/);
       expect(await p.locator('[data-testid=headline]').innerText()).toMatch(
-        /Headline: soclab_attack_success_rate\s+\d+\.\d% \(\d+\/30\)[\s\S]*95% CI \[\d+\.\d%, \d+\.\d%\]/i,
+        /Headline: soclab_attack_success_rate\s+\d+\.\d% \(\d+\/\d+\)[\s\S]*95% CI \[\d+\.\d%, \d+\.\d%\]/i,
       );
       await p.locator('[data-testid=failure-groups] tbody tr').first().waitFor();
       expect(await p.locator('[data-testid=failure-groups]').innerText()).toMatch(/failed soclab_/);
@@ -145,7 +145,7 @@ describe.skipIf(!CHROMIUM)('pages people read at a glance (Chromium)', () => {
       const headline = p.locator('[data-testid=compare-headline]');
       await headline.waitFor();
       expect(await headline.innerText()).toMatch(
-        /soclab_attack_success_rate \(lower is better\): \d+\.\d% \(\d+\/30\) → 0\.0% \(0\/30\), -\d+\.\d pt, better/,
+        /soclab_attack_success_rate \(lower is better\): \d+\.\d% \(\d+\/\d+\) → 0\.0% \(0\/\d+\), -\d+\.\d pt, better/,
       );
       const metrics = await p.locator('table').first().innerText();
       expect(metrics).not.toMatch(/\+300/);
