@@ -3,13 +3,12 @@ import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AgentOutput } from '../../core/agent.js';
 import type { ResultLocation, RunExecution, RunExecutor, RunOutcome, RunProgress } from '../../core/execution.js';
-import { CaseStatus, resultKey, type TestCaseResult } from '../../core/result.js';
-import { sortLocations } from '../../runner/journal.js';
+import { CaseStatus, type TestCaseResult } from '../../core/result.js';
+import { checkSuiteUnchanged, enqueueKeys, type PendingKey, recoveryNote, runOutcome } from './coordinator-steps.js';
 import {
   BACKOFF_TYPE,
   JOB_NAME,
   type JobData,
-  jobIdFor,
   noticesKeyFor,
   PROTOCOL_VERSION,
   queueNameFor,
@@ -50,14 +49,6 @@ export interface CoordinatorOptions {
   retireOnAbort?: boolean;
 }
 
-interface PendingKey {
-  test_id: string;
-  test_name: string;
-  repeat: number;
-  index: number;
-  tags: string[];
-}
-
 /** How long the coordinator waits after seeing a Redis restart before registering the run again. */
 const RESTART_GRACE_MS = 2000;
 
@@ -93,11 +84,7 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
   const runId = header.id;
   const queueName = queueNameFor(runId);
   const shownUrl = redactRedisUrl(options.url);
-  if (header.suite.content_hash && header.suite.content_hash !== suite.contentHash) {
-    throw new Error(
-      `the suite changed since run ${runId} started (content ${suite.contentHash.slice(0, 12)} vs ${header.suite.content_hash.slice(0, 12)}); queued jobs refer to the original`,
-    );
-  }
+  checkSuiteUnchanged(header, suite);
   const redis: Redis = await connectRedis(options.url);
   const describe = failureDescriber(redis);
   const setup = await readRedisSetup(redis);
@@ -314,24 +301,9 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     // Counted in one synchronous step, so that re-enqueued + kept adds up to the run's keys exactly.
     const missing = (await missingJobs()).filter((id) => pending.has(id));
     const waiting = pending.size;
-    const keptText = `${recordedSoFar()} result(s) already in the journal are kept`;
+    const recorded = recordedSoFar();
     await reenqueue(missing);
-    if (why === 'restarted') {
-      if (missing.length === 0) note('harness: Redis restarted; the queue survived it (persistence), nothing was lost');
-      else if (missing.length === waiting) {
-        note(
-          `harness: Redis restarted and lost the queue; re-enqueued ${missing.length} missing case run(s) (${keptText})`,
-        );
-      } else {
-        note(
-          `harness: Redis restarted and lost ${missing.length} of ${waiting} queued case run(s); re-enqueued them (${keptText})`,
-        );
-      }
-    } else {
-      note(
-        `harness: the run's registration vanished from Redis (flushed or deleted); registered it again and re-enqueued ${missing.length} missing case run(s) (${keptText})`,
-      );
-    }
+    note(recoveryNote(why, missing.length, waiting, recorded));
   };
 
   /** Jobs can also vanish without a restart (eviction under memory pressure, a hand-run DEL). */
@@ -409,34 +381,16 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     await events.waitUntilReady();
     await register();
 
-    // Enqueue every key not yet journaled. Existing job ids (a restarted coordinator) are not re-added.
-    let enqueuedJobs = 0;
-    let batch: string[] = [];
-    const flush = async () => {
-      const b = batch;
-      batch = [];
-      enqueuedJobs += b.length;
-      return addJobs(b);
-    };
-    let index = 0;
-    let stopped = false;
-    for await (const tc of suite.cases()) {
-      const i = index++;
-      if (hooks.filter && !hooks.filter(tc)) continue;
-      const repeats = tc.repeat ?? runner.repeat;
-      for (let r = 0; r < repeats; r++) {
-        const key = resultKey({ test_id: tc.id, repeat: r });
-        if (skip.has(key)) continue;
-        const jobId = jobIdFor(key);
-        pending.set(jobId, { test_id: tc.id, test_name: tc.name, repeat: r, index: i, tags: tc.tags });
-        batch.push(jobId);
-        // The first batch is small so workers can start while the rest is enqueued.
-        if (batch.length >= (enqueuedJobs === 0 ? Math.min(50, batchSize) : batchSize)) stopped = !(await flush());
-        if (stopped) break;
-      }
-      if (stopped || signal?.aborted) break;
-    }
-    if (!stopped) await flush();
+    await enqueueKeys({
+      cases: suite.cases(),
+      filter: hooks.filter,
+      repeat: runner.repeat,
+      skip,
+      batchSize,
+      signal,
+      pending,
+      addJobs,
+    });
     enqueued = true;
     if (!gaveUp) await sweep().catch(unreachable);
 
@@ -492,15 +446,7 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     await queue.obliterate({ force: true });
   }
 
-  kept.sort((a, b) => a.index - b.index || a.result.repeat - b.result.repeat);
-  return {
-    state: completed ? 'completed' : 'cancelled',
-    results: kept.map((k) => k.result),
-    indexes: kept.map((k) => k.index),
-    locations: sortLocations(locations),
-    progress,
-    retriesUsed: 0,
-  };
+  return runOutcome(kept, locations, progress, completed);
 }
 
 /**
