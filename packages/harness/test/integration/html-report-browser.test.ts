@@ -1,18 +1,17 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlReporter } from '../../src/reporters/html.js';
+import { chromiumAvailable, launchChromium } from '../helpers/chromium.js';
 import { cases, experiment } from '../unit/comparison/fixtures.js';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-if (!chromiumPath && process.env.CI)
-  throw new Error('CHROMIUM_PATH is not set: CI must provide Chromium (apt-get install chromium)');
+const chromiumPresent = chromiumAvailable('html report browser test');
 const OUT = resolve(__dirname, '../../test-output/html-report');
 const ATTACK = '</script><script>alert("pwned")</script><img src=x onerror=alert(2)>';
 
-describe.skipIf(!chromiumPath)('html report in headless Chromium', () => {
+describe.skipIf(!chromiumPresent)('html report in headless Chromium', () => {
   let browser: Browser;
   let file = '';
 
@@ -46,19 +45,7 @@ describe.skipIf(!chromiumPath)('html report in headless Chromium', () => {
     run.results[4].evaluations[0].explanation = `explained ${ATTACK}`;
     file = join(OUT, 'report.html');
     await htmlReporter.create({} as never).report(run, file);
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

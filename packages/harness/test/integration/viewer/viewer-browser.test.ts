@@ -9,8 +9,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium } from '../../helpers/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 // The built CLI when present (`npm test` builds it first: fast start), else the sources through tsx.
@@ -20,22 +21,8 @@ const CLI_ARGS = existsSync(BUILT)
   : ['--import', 'tsx', join(ROOT, 'packages/harness/src/cli/main.ts')];
 const WEB = join(ROOT, 'packages/harness/dist/web/index.html');
 const SHOTS = join(ROOT, 'test-output/viewer');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
-if (!CHROMIUM && process.env.CI)
-  throw new Error('CHROMIUM_PATH is not set: CI must provide Chromium (apt-get install chromium)');
-if (!CHROMIUM)
-  console.warn('Chromium not found (set CHROMIUM_PATH or apt-get install chromium): viewer browser test skipped');
+const CHROMIUM_PRESENT = chromiumAvailable('viewer browser test');
 
 // expect.poll gives up after 1 s by default: far too short for a page that fetches and renders on a loaded machine.
 const POLL = { timeout: 30_000 };
@@ -130,7 +117,7 @@ function harness(args: string[], cwd: string): { status: number | null; stdout: 
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
+describe.skipIf(!CHROMIUM_PRESENT)('harness view in headless Chromium', () => {
   let dir: string;
   let runsDir: string;
   let server: ChildProcess;
@@ -182,7 +169,7 @@ describe.skipIf(!CHROMIUM)('harness view in headless Chromium', () => {
       server.stderr?.on('data', (d: Buffer) => errors.push(d.toString()));
       server.on('exit', (code) => reject(new Error(`harness view exited with ${code}: ${errors.join('')}`)));
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   });

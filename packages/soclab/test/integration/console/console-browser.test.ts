@@ -11,8 +11,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium } from '../../../../harness/test/helpers/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 const BUILT = join(ROOT, 'packages/soclab/dist/cli/main.js');
@@ -21,23 +22,8 @@ const CLI_ARGS = existsSync(BUILT)
   : ['--import', 'tsx', join(ROOT, 'packages/soclab/src/cli/main.ts')];
 const WEB = join(ROOT, 'packages/soclab/dist/web/index.html');
 const SHOTS = join(ROOT, 'test-output/console');
-const CHROMIUM = process.env.CHROMIUM_PATH || (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
-if (!CHROMIUM && process.env.CI) {
-  throw new Error('CHROMIUM_PATH is not set: CI must provide Chromium (apt-get install chromium)');
-}
-if (!CHROMIUM)
-  console.warn('Chromium not found (set CHROMIUM_PATH or apt-get install chromium): console browser test skipped');
+const CHROMIUM_PRESENT = chromiumAvailable('console browser test');
 
 const OPERATOR = 'console-operator-token-0123456789';
 const APPROVER = 'console-approver-token-0123456789';
@@ -50,7 +36,7 @@ async function nextStep(page: Page): Promise<void> {
 
 const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script> {not json';
 
-describe.skipIf(!CHROMIUM)('soclab web console in headless Chromium', () => {
+describe.skipIf(!CHROMIUM_PRESENT)('soclab web console in headless Chromium', () => {
   let dir: string;
   let server: ChildProcess;
   let base: string;
@@ -111,7 +97,7 @@ describe.skipIf(!CHROMIUM)('soclab web console in headless Chromium', () => {
       server.on('exit', (code) => reject(new Error(`soclab serve exited with ${code}: ${err}`)));
     });
     expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -6,28 +6,26 @@
  * the two soclab demo runs (nested under the runs folder) leading with soclab's headline.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../../../harness/src/store/run-store.js';
 import { startViewer } from '../../../../harness/src/viewer/server.js';
+import { chromiumAvailable, launchChromium } from '../../../../harness/test/helpers/chromium.js';
 import { call, finished, startServer, TOKENS } from '../../api/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 const SHOTS = join(ROOT, 'test-output/daily-use');
-const CHROMIUM = process.env.CHROMIUM_PATH || (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
 const HARNESS_WEB = join(ROOT, 'packages/harness/dist/web');
 const SOCLAB_WEB = join(ROOT, 'packages/soclab/dist/web');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
 const POLL = { timeout: 30_000 };
 
-if (!CHROMIUM && process.env.CI) throw new Error('CHROMIUM_PATH is not set: CI must provide Chromium');
-if (!CHROMIUM) console.warn('Chromium not found (set CHROMIUM_PATH): daily-use browser test skipped');
+const CHROMIUM_PRESENT = chromiumAvailable('daily-use browser test');
 
-describe.skipIf(!CHROMIUM)('pages people read at a glance (Chromium)', () => {
+describe.skipIf(!CHROMIUM_PRESENT)('pages people read at a glance (Chromium)', () => {
   let dir: string;
   let browser: Browser;
   const errors: string[] = [];
@@ -50,7 +48,7 @@ describe.skipIf(!CHROMIUM)('pages people read at a glance (Chromium)', () => {
       { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000 },
     );
     expect(demo.status, demo.stderr).toBe(0);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
