@@ -1,5 +1,4 @@
-import { mcnemarExact } from '@aeh/harness';
-import { signFlipTest } from '@aeh/harness';
+import { mcnemarExact, signFlipTest } from '@aeh/harness';
 import { z } from 'zod';
 import type { ScoredRun } from './engine.js';
 import { clusteredRate, proportion, solved } from './engine.js';

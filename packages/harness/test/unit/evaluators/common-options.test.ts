@@ -41,7 +41,8 @@ describe('not, threshold and weight (handled for every evaluator by createEvalua
     for (const p of evaluatorRegistry.list()) {
       // The example is a valid options set: list-plugins prints it and the conformance checks build with it.
       if (p.example) expect(p.options.safeParse(p.example).success, `${p.name} example`).toBe(true);
-      else expect(p.options.safeParse({}).success, `${p.name} has a required option, so it needs an example`).toBe(true);
+      else
+        expect(p.options.safeParse({}).success, `${p.name} has a required option, so it needs an example`).toBe(true);
       expect(p.description.length, p.name).toBeGreaterThan(20);
       expect(p.description, p.name).not.toContain('\n');
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { retryAfterSeconds, retryableStatus, strictCompatible } from '../../../src/providers/ai-sdk.js';
 // Through the package root, as users import it: the prices come from the provider entries it loads.
 import { estimateCostUsd } from '../../../src/index.js';
+import { retryAfterSeconds, retryableStatus, strictCompatible } from '../../../src/providers/ai-sdk.js';
 
 describe('prices: snapshots and aliases take their family price; unknown stays unknown', () => {
   const usage = { input_tokens: 1_000_000, output_tokens: 1_000_000 };
