@@ -320,6 +320,27 @@ if (!redis.available && process.env.CI) {
       // Each attempt noted its chains (for a recovery to close them); the notes went with the finished campaign.
       expect(traffic).toMatch(/hset soclab:run:\S+:attempts ATK-001#0#0 \{"worker":/i);
       expect(await dumpRedis(url)).not.toContain(':attempts');
+
+      // Cancelling a queued campaign stops it and leaves nothing queued in Redis for the workers.
+      const long = await call(base, 'POST', '/api/v1/campaigns', { as: 'operator', body: { repeats: 10 } });
+      expect(long.status, long.text).toBe(202);
+      const longId = long.body.campaign_id as string;
+      await until(async () => {
+        const r = await call(base, 'GET', `/api/v1/campaigns/${longId}`, { as: 'viewer' });
+        return r.body.progress.done > 0 || undefined;
+      }, 'the long campaign to record a result');
+      const cancelled = await call(base, 'DELETE', `/api/v1/campaigns/${longId}`, { as: 'operator' });
+      expect(cancelled.status, cancelled.text).toBe(200);
+      expect(cancelled.body.status).toBe('cancelled');
+      expect(cancelled.body.progress.done).toBeLessThan(cancelled.body.progress.total);
+      const { Redis } = await import('ioredis');
+      const client = new Redis(url);
+      try {
+        expect(await client.hlen('harness:runs')).toBe(0);
+        expect(await client.keys('bull:harness-run-*')).toEqual([]);
+      } finally {
+        client.disconnect();
+      }
       await Promise.all(workers.map((w) => stop(w)));
     }, 420_000);
 
