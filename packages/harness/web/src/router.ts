@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'react';
 
-/** The hash route: `#/runs/<id>?status=failed` -> segments ['runs', id] and its query. */
+/**
+ * The hash route of both web apps (the harness viewer and the soclab console): `#/runs/<id>?status=failed` ->
+ * segments ['runs', id] and its query. Hash routing needs no server fallback.
+ */
 export interface Route {
   segments: string[];
   query: URLSearchParams;
@@ -8,7 +11,7 @@ export interface Route {
 
 function current(): Route {
   const raw = window.location.hash.replace(/^#\/?/, '');
-  const [path, search = ''] = raw.split('?');
+  const [path = '', search = ''] = raw.split('?');
   return {
     segments: path
       .split('/')
@@ -42,3 +45,8 @@ export function replaceQuery(segments: readonly string[], query: Record<string, 
   const target = href(segments, query);
   if (window.location.hash !== target) window.history.replaceState(null, '', target);
 }
+
+/** Navigate to a route made by `href` (adds a history entry). */
+export const go = (target: string): void => {
+  window.location.hash = target;
+};
