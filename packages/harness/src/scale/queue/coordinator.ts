@@ -214,34 +214,8 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     await Promise.all(batch.map((id) => queue.remove(id).catch(() => 0)));
   };
 
-  const registration = (): RunRecord => ({
-    protocol: PROTOCOL_VERSION,
-    run_id: runId,
-    queue: queueName,
-    created_at: header.started_at,
-    coordinator: `${hostname()}:${process.pid}`,
-    ...options.run,
-  });
-  const register = async () => {
-    await redis.hset(REGISTRY_KEY, runId, JSON.stringify(registration()));
-    await redis.publish(REGISTRY_CHANNEL, runId);
-  };
-
-  const jobOf = (jobId: string, key: PendingKey) => ({
-    name: JOB_NAME,
-    data: {
-      run_id: runId,
-      test_id: key.test_id,
-      repeat: key.repeat,
-      index: key.index,
-      suite_hash: suite.contentHash,
-    } satisfies JobData,
-    opts: {
-      jobId,
-      attempts: options.run.retry.attempts,
-      backoff: { type: BACKOFF_TYPE, delay: options.run.retry.base_delay_ms },
-    },
-  });
+  const register = () => registerRun(redis, runRecord(options.run, runId, queueName, header.started_at));
+  const jobOf = (jobId: string, key: PendingKey) => jobFor(jobId, key, runId, suite.contentHash, options.run.retry);
 
   /** Add jobs; while Redis is unreachable, wait for it (within the outage budget). False when giving up. */
   const addJobs = async (ids: string[]): Promise<boolean> => {
@@ -266,21 +240,7 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
   };
 
   /** Unrecorded keys whose job no longer exists in Redis (lost in a restart, evicted, deleted). */
-  const missingJobs = async (): Promise<string[]> => {
-    const ids = [...pending.keys()];
-    const missing: string[] = [];
-    for (let i = 0; i < ids.length; i += 1000) {
-      const slice = ids.slice(i, i + 1000);
-      const pipe = redis.pipeline();
-      for (const id of slice) pipe.exists(queue.toKey(id));
-      const replies = (await pipe.exec()) ?? [];
-      replies.forEach(([err, exists], j) => {
-        if (err) throw err;
-        if (exists === 0 && pending.has(slice[j])) missing.push(slice[j]);
-      });
-    }
-    return missing;
-  };
+  const missingJobs = () => jobsMissingFromRedis(redis, queue, pending);
 
   const reenqueue = async (missing: string[]) => {
     for (let i = 0; i < missing.length; i += batchSize) {
@@ -350,13 +310,7 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     );
   };
 
-  /** Workers whose heartbeat (Redis time) is recent, else BullMQ's count of connected worker clients. */
-  const liveWorkers = async (): Promise<number> => {
-    const [now] = await redis.time();
-    const beating = await redis.zcount(workersKeyFor(runId), Number(now) - WORKER_HEARTBEAT_TTL_S, '+inf');
-    if (beating > 0) return beating;
-    return queue.getWorkersCount().catch(() => 0); // CLIENT LIST may be refused (managed Redis)
-  };
+  const liveWorkers = () => liveWorkerCount(redis, queue, runId);
 
   const tick = async () => {
     const current = await probe();
@@ -439,14 +393,81 @@ async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promis
     redis.disconnect();
   }
 
-  async function retire() {
-    await redis.hdel(REGISTRY_KEY, runId);
-    await redis.del(noticesKeyFor(runId), workersKeyFor(runId));
-    await redis.publish(REGISTRY_CHANNEL, runId);
-    await queue.obliterate({ force: true });
+  function retire() {
+    return retireRun(redis, queue, runId);
   }
 
   return runOutcome(kept, locations, progress, completed);
+}
+
+/** What the coordinator registers for workers: the protocol, the run's queue, who coordinates, and the run body. */
+function runRecord(body: RunRecordBody, runId: string, queueName: string, createdAt: string): RunRecord {
+  return {
+    protocol: PROTOCOL_VERSION,
+    run_id: runId,
+    queue: queueName,
+    created_at: createdAt,
+    coordinator: `${hostname()}:${process.pid}`,
+    ...body,
+  };
+}
+
+/** Register the run so `harness worker` processes pick it up (they also listen on the registry channel). */
+async function registerRun(redis: Redis, record: RunRecord): Promise<void> {
+  await redis.hset(REGISTRY_KEY, record.run_id, JSON.stringify(record));
+  await redis.publish(REGISTRY_CHANNEL, record.run_id);
+}
+
+/** The BullMQ job of one key: its id derives from the key; the retry policy is the run's. */
+function jobFor(jobId: string, key: PendingKey, runId: string, suiteHash: string, retry: RunRecordBody['retry']) {
+  return {
+    name: JOB_NAME,
+    data: {
+      run_id: runId,
+      test_id: key.test_id,
+      repeat: key.repeat,
+      index: key.index,
+      suite_hash: suiteHash,
+    } satisfies JobData,
+    opts: {
+      jobId,
+      attempts: retry.attempts,
+      backoff: { type: BACKOFF_TYPE, delay: retry.base_delay_ms },
+    },
+  };
+}
+
+/** Unrecorded keys whose job no longer exists in Redis (lost in a restart, evicted, deleted). */
+async function jobsMissingFromRedis(redis: Redis, queue: Queue, pending: ReadonlyMap<string, PendingKey>) {
+  const ids = [...pending.keys()];
+  const missing: string[] = [];
+  for (let i = 0; i < ids.length; i += 1000) {
+    const slice = ids.slice(i, i + 1000);
+    const pipe = redis.pipeline();
+    for (const id of slice) pipe.exists(queue.toKey(id));
+    const replies = (await pipe.exec()) ?? [];
+    replies.forEach(([err, exists], j) => {
+      if (err) throw err;
+      if (exists === 0 && pending.has(slice[j] as string)) missing.push(slice[j] as string);
+    });
+  }
+  return missing;
+}
+
+/** Workers whose heartbeat (Redis time) is recent, else BullMQ's count of connected worker clients. */
+async function liveWorkerCount(redis: Redis, queue: Queue, runId: string): Promise<number> {
+  const [now] = await redis.time();
+  const beating = await redis.zcount(workersKeyFor(runId), Number(now) - WORKER_HEARTBEAT_TTL_S, '+inf');
+  if (beating > 0) return beating;
+  return queue.getWorkersCount().catch(() => 0); // CLIENT LIST may be refused (managed Redis)
+}
+
+/** Retire a run: workers let go of it (registry entry gone, channel told) and its keys and queue are removed. */
+async function retireRun(redis: Redis, queue: Queue, runId: string): Promise<void> {
+  await redis.hdel(REGISTRY_KEY, runId);
+  await redis.del(noticesKeyFor(runId), workersKeyFor(runId));
+  await redis.publish(REGISTRY_CHANNEL, runId);
+  await queue.obliterate({ force: true });
 }
 
 /**
