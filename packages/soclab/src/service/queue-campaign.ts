@@ -221,7 +221,15 @@ export async function prepareQueuedCampaign(record: RunRecord, options: SoclabWo
   };
   const evidence = notingStore(store, async (runId) => {
     const job = currentJob.getStore();
-    if (job && ledger) await ledger.noteChain(job, runId);
+    if (!job || !ledger) return;
+    // Best effort: Redis briefly away must not fail the scenario run; only a later close of this chain is lost.
+    await ledger
+      .noteChain(job, runId)
+      .catch((error: unknown) =>
+        log(
+          `soclab worker ${options.workerName}: run ${record.run_id}: could not note chain ${runId} in Redis (${(error as Error)?.message ?? String(error)}); if this worker dies now, the chain is not closed for it`,
+        ),
+      );
   });
   const modeOptions: Record<string, unknown> = request.policyDir ? { policyDir: request.policyDir } : {};
   let agent: Awaited<ReturnType<typeof createSoclabAgent>>;
