@@ -327,8 +327,8 @@ export class MockProvider implements ModelProvider {
     if (typeof source === 'function') return source(request, info);
     if (Array.isArray(source)) {
       const list = source as readonly MockReply[];
-      if (list.length === 0) return {};
-      return list[Math.min(used, list.length - 1)];
+      // Past the end of the script, the last reply repeats; an empty script replies with nothing.
+      return list[Math.min(used, list.length - 1)] ?? {};
     }
     return source as MockReply;
   }
@@ -400,7 +400,7 @@ export function createMockProvider(
         regex = new RegExp(r.last_message_regex);
       } catch (error) {
         throw new ProviderError(
-          `rules[${i}].last_message_regex: invalid regular expression: ${(error as Error).message}`,
+          `rules[${i}].last_message_regex: invalid regular expression: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
     }

@@ -42,11 +42,13 @@ export function createVertexProvider(options: VertexProviderOptions): ModelProvi
   });
 }
 
+const VERTEX_ENV_VARS = ['GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION', 'GOOGLE_VERTEX_ACCESS_TOKEN'] as const;
+
 export const vertexEntry: ProviderEntry = {
   id: 'vertex',
   adapter: 'createVertexProvider (AI SDK @ai-sdk/google, Vertex AI endpoint)',
   adapterVersion: '1.0.0',
-  envVars: ['GOOGLE_CLOUD_PROJECT', 'GOOGLE_CLOUD_LOCATION', 'GOOGLE_VERTEX_ACCESS_TOKEN'],
+  envVars: VERTEX_ENV_VARS,
   regionEnvVar: 'GOOGLE_CLOUD_LOCATION',
   capabilities: { ...geminiEntry.capabilities },
   defaultModel: 'gemini-2.5-flash',
@@ -55,7 +57,7 @@ export const vertexEntry: ProviderEntry = {
   description: 'Gemini on Google Cloud Vertex AI (bearer access token)',
   notes: ['access tokens expire after about an hour; refresh GOOGLE_VERTEX_ACCESS_TOKEN for long campaigns'],
   create(env, model, opts) {
-    const [project, location, accessToken] = requireEnv('vertex', env, vertexEntry.envVars);
+    const [project, location, accessToken] = requireEnv('vertex', env, VERTEX_ENV_VARS);
     return createVertexProvider({ project, location, accessToken, model, ...opts });
   },
 };

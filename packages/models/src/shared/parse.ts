@@ -11,7 +11,7 @@ function preview(text: string): string {
 export function stripCodeFence(text: string): string {
   const trimmed = text.trim();
   const fenced = /^```[a-zA-Z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?```$/.exec(trimmed);
-  return fenced ? fenced[1].trim() : trimmed;
+  return fenced?.[1] !== undefined ? fenced[1].trim() : trimmed;
 }
 
 /**
