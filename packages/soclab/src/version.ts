@@ -1,17 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '@aeh/harness/cli';
 
 let cached: string | null = null;
 
-/** The @aeh/soclab package version (read once from package.json, the one source: same relative path from src/ and dist/). */
+/**
+ * The @aeh/soclab package version: package.json is the one source (read once, with the harness's reader; the
+ * relative path is the same from src/ and dist/). 0.0.0 when it cannot be read.
+ */
 export function soclabVersion(): string {
-  if (cached) return cached;
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    cached = pkg.version ?? '0.0.0';
-  } catch {
-    cached = '0.0.0';
-  }
+  cached ??= packageVersion(new URL('../package.json', import.meta.url));
   return cached;
 }
