@@ -46,10 +46,13 @@ describe('port discipline (static)', () => {
     }
   });
 
-  it('in the control plane only the executor (and the baseline port) may load the simulator', () => {
-    for (const file of sourceFiles(join(SRC, 'control'))) {
+  it('in the control plane and the modes only the executor (and the baseline port) may load the simulator', () => {
+    const files = [...sourceFiles(join(SRC, 'control')), ...sourceFiles(join(SRC, 'modes'))];
+    // Degenerate check first: the protected session and the run-level attacks are among the files checked.
+    expect(files.map((f) => relative(SRC, f))).toContain(join('modes', 'protected-session.ts'));
+    for (const file of files) {
       const name = relative(SRC, file);
-      if (name === join('control', 'executor.ts') || name === join('control', 'baseline-port.ts')) continue;
+      if (name === join('control', 'executor.ts') || name === join('modes', 'baseline-port.ts')) continue;
       for (const spec of valueImports(file)) expect(spec, name).not.toMatch(/simulator/);
     }
     const executor = valueImports(join(SRC, 'control', 'executor.ts'));
