@@ -3,6 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } f
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AgentOutput } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
 import type { AgentDescriptor } from '../core/experiment.js';
 import type { Redactor } from '../core/redactor.js';
 import type { Agent, RunContext } from './base.js';
@@ -91,7 +92,7 @@ export function recordingAgent(agent: Agent, dir: string, options: RecordOptions
       try {
         out = await agent.run(input, context);
       } catch (err) {
-        out = errorOutput(`agent threw: ${err instanceof Error ? err.message : String(err)}`);
+        out = errorOutput(`agent threw: ${errorMessage(err)}`);
       }
       const duration = (performance.now() - t0) / 1000;
       // Fix the latency now, so a replay reports exactly what this run measured.

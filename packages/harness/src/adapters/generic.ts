@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { agentOutput } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
 import { importModule } from '../plugins/import.js';
 import { type Agent, defineAdapter, type RunContext } from './base.js';
 import { toAgentOutput } from './module.js';
@@ -83,7 +84,7 @@ export const genericAdapter = defineAdapter({
     try {
       mod = await importModule(file, ctx.baseDir);
     } catch (err) {
-      throw new Error(`Could not import module '${dotted}': ${(err as Error).message}`);
+      throw new Error(`Could not import module '${dotted}': ${errorMessage(err)}`);
     }
     const target = mod[exportName];
     if (target === undefined) {
@@ -106,7 +107,7 @@ export const genericAdapter = defineAdapter({
         try {
           return toAgentOutput(await call(input, runCtx));
         } catch (err) {
-          return agentOutput({ error: `Generic adapter execution failed: ${(err as Error).message ?? String(err)}` });
+          return agentOutput({ error: `Generic adapter execution failed: ${errorMessage(err)}` });
         }
       },
       async close() {

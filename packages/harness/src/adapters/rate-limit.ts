@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentOutput } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
 import type { Agent, RunContext } from './base.js';
 import { errorOutput } from './normalize.js';
 
@@ -179,7 +180,7 @@ export function withRateLimit(agent: Agent, options: Partial<LimitOptions>): Age
         out = await agent.run(input, context);
         return out;
       } catch (err) {
-        out = errorOutput(`agent failed: ${err instanceof Error ? err.message : String(err)}`);
+        out = errorOutput(`agent failed: ${errorMessage(err)}`);
         return out;
       } finally {
         limiter.release(out);

@@ -3,7 +3,7 @@
  * and `harness --version` must stay fast.
  */
 
-import { errorCode } from '../core/errors.js';
+import { errorCode, errorMessage } from '../core/errors.js';
 import { CliError, EXIT as COMMON_EXIT } from './program.js';
 
 export { CliError };
@@ -60,7 +60,7 @@ export function fail(
   argv: readonly string[] = process.argv,
 ): number {
   const exit = err instanceof CliError ? err.exitCode : errorExitCode(err);
-  const message = scrub(err instanceof Error ? err.message : String(err));
+  const message = scrub(errorMessage(err));
   const code = errorCode(err);
   process.stderr.write(`harness: ${code ? `[${code}] ` : ''}${message}\n`);
   if (process.env.HARNESS_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${scrub(err.stack)}\n`);

@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { colourWanted, tableStyle } from '../core/colour.js';
+import { errorMessage } from '../core/errors.js';
 import type { RunStore } from '../store/run-store.js';
 import { CliError, EXIT } from './common.js';
 
@@ -39,7 +40,7 @@ export async function withStore<T>(options: StoreCliOptions, fn: (store: RunStor
   try {
     store = await openStore({ store: options.store, runsDir: options.runsDir });
   } catch (err) {
-    throw new CliError((err as Error).message, EXIT.runtime, { cause: err });
+    throw new CliError(errorMessage(err), EXIT.runtime, { cause: err });
   }
   try {
     if (options.sync !== false) {

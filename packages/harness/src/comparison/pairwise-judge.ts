@@ -1,4 +1,5 @@
 import { isError, outputText } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
 import { resultKey, type TestCaseResult } from '../core/result.js';
 import type { ExperimentView } from '../core/view.js';
 import { judgePairwise, type PairwiseWinner } from '../evaluators/pairwise.js';
@@ -117,7 +118,7 @@ export async function judgeRuns(
         winner: null,
         consistent: null,
         reasoning: '',
-        error: err instanceof Error ? err.message : String(err),
+        error: errorMessage(err),
       });
     }
   }

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorMessage } from '../core/errors.js';
 import type { ExperimentView } from '../core/view.js';
 import { firstZodIssue } from '../core/zod-issues.js';
 
@@ -98,14 +99,14 @@ async function experimentFileView(file: string): Promise<ExperimentView> {
   try {
     raw = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
-    throw new RunReferenceError(`${file}: not valid JSON (${(err as Error).message})`);
+    throw new RunReferenceError(`${file}: not valid JSON (${errorMessage(err)})`);
   }
   if (isOriginExperiment(raw)) {
     try {
       return viewOf(fromOriginExperiment(raw, file));
     } catch (err) {
       throw new RunReferenceError(
-        (err as Error).message.startsWith(file) ? (err as Error).message : `${file}: ${(err as Error).message}`,
+        errorMessage(err).startsWith(file) ? errorMessage(err) : `${file}: ${errorMessage(err)}`,
       );
     }
   }

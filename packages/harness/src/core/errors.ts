@@ -10,3 +10,13 @@ export function errorCode(err: unknown): string | undefined {
   const { code } = err as { code: unknown };
   return typeof code === 'string' && code.startsWith(ERROR_CODE_PREFIX) ? code : undefined;
 }
+
+/** The message of anything thrown: an Error's message, else the thrown value as text. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** An Error carrying a string `code`, as Node's system errors do (ENOENT, EPERM...): narrowed, not cast. */
+export function isErrnoException(err: unknown): err is NodeJS.ErrnoException {
+  return err instanceof Error && 'code' in err && typeof err.code === 'string';
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentOutput } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
 import { EvaluationResult, type EvaluationResultInput } from '../core/result.js';
 import type { EvaluatorConfig, TestCase } from '../core/testcase.js';
 import { closest, type PluginBase, type PluginContext, Registry } from '../plugins/registry.js';
@@ -219,7 +220,7 @@ export function createEvaluator(config: EvaluatorConfig, ctx: PluginContext): Ev
           passed: false,
           error: true,
           weight,
-          explanation: `evaluator error: ${err instanceof Error ? err.message : String(err)}`,
+          explanation: `evaluator error: ${errorMessage(err)}`,
         });
       }
       let passed = r.passed;

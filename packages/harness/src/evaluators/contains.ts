@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { clip, expectedText, isMissing, resolveExpected } from './support/expected.js';
 
@@ -27,7 +28,7 @@ const Options = z
         ctx.addIssue({
           code: 'custom',
           path: ['substring'],
-          message: `invalid regular expression: ${(err as Error).message}`,
+          message: `invalid regular expression: ${errorMessage(err)}`,
         });
       }
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { clip } from './support/expected.js';
 
@@ -40,7 +41,7 @@ export const isJson = defineEvaluator({
             try {
               parsed = { ok: true, value: JSON.parse(body) };
             } catch (err) {
-              parsed = { ok: false, error: (err as Error).message };
+              parsed = { ok: false, error: errorMessage(err) };
             }
           }
           if (!parsed.ok) {

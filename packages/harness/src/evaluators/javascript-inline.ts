@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isError } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
 import { inputText } from '../core/testcase.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 
@@ -35,7 +36,7 @@ const Options = z
     try {
       compile(o.code);
     } catch (err) {
-      ctx.addIssue({ code: 'custom', path: ['code'], message: `does not compile: ${(err as Error).message}` });
+      ctx.addIssue({ code: 'custom', path: ['code'], message: `does not compile: ${errorMessage(err)}` });
     }
   });
 
@@ -56,7 +57,7 @@ export const javascriptInline = defineEvaluator({
     try {
       check = compile(code);
     } catch (err) {
-      throw new Error(`javascript_inline: the code does not compile: ${(err as Error).message}`);
+      throw new Error(`javascript_inline: the code does not compile: ${errorMessage(err)}`);
     }
     return {
       name: 'javascript_inline',

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
+import { errorMessage, isErrnoException } from '../core/errors.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { clip } from './support/expected.js';
 import { parseJsonLoose } from './support/json.js';
@@ -34,16 +35,14 @@ export function loadSchemaFile(path: string): Record<string, unknown> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(
-      `cannot read schema_file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
+    throw new Error(`cannot read schema_file ${path}: ${isErrnoException(err) ? err.code : errorMessage(err)}`);
   }
   let schema: unknown;
   try {
     schema = /\.ya?ml$/i.test(path) ? parseYamlLazily(text) : JSON.parse(text);
   } catch (err) {
     throw new Error(
-      `schema_file ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(err as Error).message}`,
+      `schema_file ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${errorMessage(err)}`,
     );
   }
   const problem = schemaProblem(schema);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { clip, isMissing, resolveExpected } from './support/expected.js';
 
@@ -24,7 +25,7 @@ const Options = z
       ctx.addIssue({
         code: 'custom',
         path: ['pattern'],
-        message: `invalid regular expression: ${(err as Error).message}`,
+        message: `invalid regular expression: ${errorMessage(err)}`,
       });
     }
   });

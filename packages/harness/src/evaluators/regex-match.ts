@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { clip, expectedText, isMissing } from './support/expected.js';
 
@@ -24,7 +25,7 @@ const Options = z
       ctx.addIssue({
         code: 'custom',
         path: ['pattern'],
-        message: `invalid regular expression: ${(err as Error).message}`,
+        message: `invalid regular expression: ${errorMessage(err)}`,
       });
     }
   });
@@ -70,7 +71,7 @@ export const regexMatch = defineEvaluator({
             evaluator: 'regex_match',
             score: 0,
             passed: false,
-            explanation: `invalid regular expression: ${(err as Error).message}`,
+            explanation: `invalid regular expression: ${errorMessage(err)}`,
             details: base,
           });
         }

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Agent, RunContext } from '../adapters/base.js';
 import { AgentOutput } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
 import type { ResultLocation, RunOutcome, RunProgress } from '../core/execution.js';
 import type { MetricResult } from '../core/experiment.js';
 import { sortedKeysJson } from '../core/hash.js';
@@ -60,11 +61,6 @@ const FALLBACK_EVALUATOR: EvaluatorConfig = { name: 'exact_match', options: {}, 
 /** Why a case with no evaluator and no expected value failed (shown as the case's reason in every report). */
 export const NO_EVALUATOR_NOTE =
   'nothing judged this case: no evaluators (case, defaults or suite) and no expected value for the exact_match fallback';
-
-/** The message of anything thrown. */
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * Runs cases against one agent: bounded concurrency, per-attempt timeout through an AbortSignal (a late

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Agent, adapterRegistry } from '../adapters/base.js';
-import { errorCode } from '../core/errors.js';
+import { errorCode, errorMessage } from '../core/errors.js';
 import type { RunExecutor, RunOutcome, RunProgress } from '../core/execution.js';
 import type {
   AgentDescriptor,
@@ -22,7 +22,7 @@ import type { PluginContext } from '../plugins/registry.js';
 import { looksSecret, REDACTED, SecretScrubber } from '../secrets/scrubber.js';
 import { acquireRunLock, type RunLock } from '../store/run-lock.js';
 import type { RunTrace, RunTracer } from '../telemetry/types.js';
-import { AgentRunner, errorMessage } from './agent-runner.js';
+import { AgentRunner } from './agent-runner.js';
 import { bothFilters, caseFilter, countPlanned } from './case-filter.js';
 import { captureEnvironment } from './environment.js';
 import { indexJournal, JOURNAL_FILE, type JournalIndex, JournalWriter, sortLocations } from './journal.js';

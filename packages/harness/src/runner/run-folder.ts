@@ -1,5 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { errorMessage } from '../core/errors.js';
 import { Experiment } from '../core/experiment.js';
 import { type ExperimentHeader, type ExperimentView, viewOf } from '../core/view.js';
 import { firstZodIssue } from '../core/zod-issues.js';
@@ -77,7 +78,7 @@ function loadExperimentFile(path: string): ExperimentView {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`${path}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw new Error(`${path}: not valid JSON (${errorMessage(err)})`);
   }
   const parsed = Experiment.safeParse(raw);
   if (!parsed.success) {

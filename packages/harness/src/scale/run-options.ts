@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { adapterRegistry } from '../adapters/base.js';
+import { errorMessage } from '../core/errors.js';
 import type { ExperimentHeader } from '../core/view.js';
 import { parseOptions } from '../evaluators/base.js';
 import { type RunExperimentOptions, RunSetupError } from '../runner/experiment.js';
@@ -88,7 +89,7 @@ export async function configureScale(
     try {
       checkRedisUrl(request.queue);
     } catch (err) {
-      throw new RunSetupError((err as Error).message);
+      throw new RunSetupError(errorMessage(err));
     }
     // The adapter must exist and its options validate here too, so a typo fails before anything is queued.
     const spec = options.agentSpec ?? suite.agent;

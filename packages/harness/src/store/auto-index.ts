@@ -1,3 +1,5 @@
+import { errorMessage } from '../core/errors.js';
+
 export interface IndexAfterRunOptions {
   /** `--store` (else HARNESS_STORE_URL, else `<runsDir>/index.sqlite`). */
   store?: string | undefined;
@@ -19,7 +21,7 @@ export async function indexAfterRun(runDir: string, options: IndexAfterRunOption
     }
     return true;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     process.stderr.write(
       `harness: warning: the run was not added to the run index (${message}); retry with: harness index add ${runDir}\n`,
     );

@@ -1,6 +1,7 @@
 import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { errorMessage } from '../core/errors.js';
 import type { MetricResult, ThresholdOutcome } from '../core/experiment.js';
 import { resultKey, type TestCaseResult } from '../core/result.js';
 import type { JsonCodec } from './json.js';
@@ -524,7 +525,7 @@ export async function syncIndex(ctx: StoreContext, runsDir: string): Promise<Syn
       if (r.unchanged) out.unchanged++;
       else out.indexed.push(r);
     } catch (err) {
-      out.errors.push({ location: folder, message: (err as Error).message });
+      out.errors.push({ location: folder, message: errorMessage(err) });
     }
   }
   return out;
@@ -554,7 +555,7 @@ export async function rebuildIndex(
     try {
       out.indexed.push(await indexRun(ctx, folder, { incremental: false }));
     } catch (err) {
-      out.errors.push({ location: folder, message: (err as Error).message });
+      out.errors.push({ location: folder, message: errorMessage(err) });
     }
   }
   return out;

@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { errorMessage } from '../core/errors.js';
 import type { StoreDialect } from './json.js';
 
 /** Name of the table where Kysely's Migrator records applied migrations. */
@@ -185,7 +186,7 @@ export async function migrateStore(db: Kysely<unknown>, dialect: StoreDialect): 
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new Error(`run index migration ${failed ?? ''} failed: ${reason}`.replace('  ', ' '));
   }
 }

@@ -2,6 +2,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { errorMessage } from '../core/errors.js';
 import { Experiment, ExperimentState, MetricResult, ThresholdOutcome } from '../core/experiment.js';
 import { TestCaseResult } from '../core/result.js';
 import { firstZodIssue } from '../core/zod-issues.js';
@@ -178,7 +179,7 @@ export async function readExperimentFile(file: string): Promise<Experiment> {
   try {
     raw = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
-    throw new Error(`${file}: not valid JSON (${(err as Error).message})`);
+    throw new Error(`${file}: not valid JSON (${errorMessage(err)})`);
   }
   const parsed = Experiment.safeParse(raw);
   if (!parsed.success) {

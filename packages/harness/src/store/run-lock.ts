@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { isErrnoException } from '../core/errors.js';
 
 /**
  * One writer per run folder. `harness run` (new or `--resume`) holds an exclusive lock on `<run>/run.lock` for as
@@ -80,7 +81,7 @@ function alive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return isErrnoException(err) && err.code === 'EPERM';
   }
 }
 
@@ -99,7 +100,7 @@ export function acquireRunLock(runDir: string): RunLock {
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
     db.close();
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    if (!(isErrnoException(err) && err.code === 'SQLITE_BUSY')) throw err;
     throw new RunLockedError(runDir, currentHolder(runDir));
   }
   // Holder file written whole (temp file + rename), so a reader never sees half of it.

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { errorMessage } from '../core/errors.js';
 import type { TestCaseResult } from '../core/result.js';
 import type { ExperimentView } from '../core/view.js';
 import { openKysely, resolveStoreTarget, type StoreTarget, type StoreTargetOptions } from './connect.js';
@@ -147,7 +148,7 @@ export class StoreOpenError extends Error {
     readonly target: StoreTarget,
     cause: unknown,
   ) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
+    const reason = errorMessage(cause);
     super(`cannot open the run index at ${target.display}: ${scrub(reason, target)}`);
   }
 }

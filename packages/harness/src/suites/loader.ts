@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { z } from 'zod';
 import { adapterRegistry } from '../adapters/base.js';
+import { errorMessage } from '../core/errors.js';
 import type { ThresholdRule } from '../core/experiment.js';
 import type { MetricSpec, SuiteLike } from '../core/suite.js';
 import type { EvaluatorConfig, TestCase } from '../core/testcase.js';
@@ -175,7 +176,7 @@ async function loadSuitePlugins(
     try {
       await importModule(spec, baseDir);
     } catch (err) {
-      issues.push(locate(['plugins', i], `cannot load plugin '${spec}': ${errMessage(err)}`));
+      issues.push(locate(['plugins', i], `cannot load plugin '${spec}': ${errorMessage(err)}`));
     }
   }
 }
@@ -426,10 +427,6 @@ function displayPath(abs: string): string {
   return rel && !rel.startsWith('..') ? rel : abs;
 }
 
-function errMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 function metricSpecs(metrics: SuiteMetric[] | undefined): MetricSpec[] {
   return (metrics ?? ['success_rate']).map((m) => (typeof m === 'string' ? m : { name: m.name, options: m.options }));
 }
@@ -496,7 +493,7 @@ function checkPlugin(
   try {
     plugin = registry.get(name);
   } catch (err) {
-    issues.push(locate(namePath, errMessage(err)));
+    issues.push(locate(namePath, errorMessage(err)));
     return;
   }
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) return;
@@ -508,7 +505,7 @@ function checkPlugin(
       for (const i of err.issues) {
         issues.push(locate([...path, 'options', ...splitPath(i.path)], `invalid ${kind} option: ${i.message}`));
       }
-    } else issues.push(locate(path, errMessage(err)));
+    } else issues.push(locate(path, errorMessage(err)));
   }
 }
 

@@ -12,6 +12,7 @@ import {
   Parser,
   YAMLParseError,
 } from 'yaml';
+import { errorMessage } from '../core/errors.js';
 import { documentLimitProblem, SOURCE_LIMITS, type SourceProblem, strictJsonProblem } from './source-limits.js';
 
 /** One problem in a suite or case file, located as precisely as the source allows. */
@@ -118,7 +119,7 @@ export class PositionedDocument {
         this.#js = doc.toJS({ maxAliasCount: -1 });
       } catch (err) {
         // What the parser let through but cannot be converted (an unresolvable merge key, say) is still an issue.
-        fatal = { offset: 0, message: `cannot read the document: ${err instanceof Error ? err.message : String(err)}` };
+        fatal = { offset: 0, message: `cannot read the document: ${errorMessage(err)}` };
       }
     }
     this.fatal = fatal;

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
+import { errorMessage } from '../core/errors.js';
 import { CsvParser } from './csv.js';
 import { type PathKey, PositionedDocument, type SuiteIssue } from './positions.js';
 
@@ -111,7 +112,7 @@ export function convertPromptfoo(file: string, text: string): PromptfooConversio
       try {
         input = renderTemplate(p.raw, vars);
       } catch (err) {
-        unmapped.push(p.at((err as Error).message));
+        unmapped.push(p.at(errorMessage(err)));
         return;
       }
       providers.forEach((v) => {

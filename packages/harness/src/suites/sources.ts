@@ -1,5 +1,6 @@
 import type { Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { errorMessage } from '../core/errors.js';
 import { CsvParser, type CsvRecord } from './csv.js';
 import { type PathKey, PositionedDocument, pathString, type SuiteIssue } from './positions.js';
 import {
@@ -99,7 +100,7 @@ async function* readJsonl(file: string, display: string, hash?: Hash): AsyncGene
         line,
         col: problem ? problem.offset + 1 : 1,
         path: '',
-        message: `invalid JSON: ${problem?.message ?? (err instanceof Error ? err.message : String(err))}`,
+        message: `invalid JSON: ${problem?.message ?? errorMessage(err)}`,
       };
       continue;
     }

@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { ExperimentComparison } from '../comparison/models.js';
+import { errorMessage } from '../core/errors.js';
 import type { CaseStatus } from '../core/result.js';
 import { firstZodIssue } from '../core/zod-issues.js';
 import { RunLookupError } from '../store/queries.js';
@@ -278,7 +279,7 @@ function registerCompareRoutes(app: FastifyInstance, store: RunStore): void {
           const { ExperimentComparator } = await import('../comparison/comparator.js');
           comparison = await ExperimentComparator.compare(await store.runView(a.id), await store.runView(b.id));
         } catch (err) {
-          comparisonError = err instanceof Error ? err.message : String(err);
+          comparisonError = errorMessage(err);
         }
         const strip = ({ header: _h, evaluators: _e, tags: _t, ...summary }: typeof a): RunSummary => summary;
         return {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorMessage } from '../../core/errors.js';
 import type { Redactor } from '../../core/redactor.js';
 
 /**
@@ -164,7 +165,7 @@ export function createAuthenticator(
           res = await fetchToken(options.token_url, { headers, body: form.toString(), signal });
         } catch (err) {
           throw new AuthError(
-            `OAuth2 token request to ${options.token_url} failed: ${scrubber.text(err instanceof Error ? err.message : String(err))}`,
+            `OAuth2 token request to ${options.token_url} failed: ${scrubber.text(errorMessage(err))}`,
             true,
           );
         }

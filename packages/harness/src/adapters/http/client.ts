@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher, Agent as UndiciAgentClass } from 'undici';
 import type { AgentOutput } from '../../core/agent.js';
+import { errorMessage } from '../../core/errors.js';
 import type { Redactor } from '../../core/redactor.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import {
@@ -502,7 +503,7 @@ export class HttpAgent implements Agent {
 
   #failure(err: unknown, context: RunContext, latency: number): AgentOutput {
     if (err instanceof AuthError) return errorOutput(err.message, { transient: err.transient, latency });
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     if (err instanceof Error && err.name === 'TemplateError')
       return errorOutput(`request template: ${message}`, { latency });
     if (context.signal.aborted) return errorOutput('aborted (case timeout or cancellation)', { latency });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentOutput } from '../../core/agent.js';
+import { errorMessage } from '../../core/errors.js';
 import { toToolCall, toUsage } from '../normalize.js';
 import { type CompiledJsonPath, compileJsonPath, JsonPathError } from './json-path.js';
 
@@ -46,7 +47,7 @@ function compile(path: string, where: string): CompiledJsonPath {
   try {
     return compileJsonPath(path);
   } catch (err) {
-    throw new JsonPathError(`${where}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new JsonPathError(`${where}: ${errorMessage(err)}`);
   }
 }
 
@@ -162,7 +163,7 @@ export function checkMapping(
       ctx.addIssue({
         code: 'custom',
         path: [...path, ...at],
-        message: err instanceof Error ? err.message : String(err),
+        message: errorMessage(err),
       });
     }
   };

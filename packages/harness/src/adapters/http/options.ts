@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorMessage } from '../../core/errors.js';
 import { LimitOptionsShape } from '../rate-limit.js';
 import { AuthOptions } from './auth.js';
 import { compileJsonPath } from './json-path.js';
@@ -62,7 +63,7 @@ export const HttpOptions = z
         ctx.addIssue({
           code: 'custom',
           path: ['stream_delta'],
-          message: err instanceof Error ? err.message : String(err),
+          message: errorMessage(err),
         });
       }
     }

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.js';
 import { type CompiledJsonPath, compileJsonPath, JsonPathError } from './json-path.js';
 
 /**
@@ -296,7 +297,7 @@ export function checkTemplate(
   try {
     compileTemplate(value, where);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     const at = /^([^:]+): /.exec(message);
     // The message names the innermost field (`body.q`); keep the path relative to the option given.
     const inner =

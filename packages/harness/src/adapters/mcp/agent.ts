@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type AgentOutput, type AgentOutputInput, agentOutput, type ToolCallRecordInput } from '../../core/agent.js';
+import { errorMessage } from '../../core/errors.js';
 import type { Redactor } from '../../core/redactor.js';
 import { closest, type PluginContext } from '../../plugins/registry.js';
 import { looksSecret, REDACTED, registerCredentialPositions, SecretScrubber } from '../../secrets/scrubber.js';
@@ -139,7 +140,7 @@ export class McpAgent implements Agent {
       return this.#scrubber.output(out);
     } catch (err) {
       const cause = (err as { cause?: { message?: unknown; code?: unknown } })?.cause;
-      let message = err instanceof Error ? err.message : String(err);
+      let message = errorMessage(err);
       if (cause && typeof cause.message === 'string' && !message.includes(cause.message))
         message += ` (${cause.message})`;
       const transient = CONNECTION_CODES.test(message) || CONNECTION_CODES.test(String(cause?.code ?? ''));
@@ -304,7 +305,7 @@ export class McpAgent implements Agent {
       };
     } catch (err) {
       const code = (err as { code?: unknown }).code;
-      let message = err instanceof Error ? err.message : String(err);
+      let message = errorMessage(err);
       let transient = false;
       if (signal.aborted) message = 'aborted (case timeout or cancellation)';
       else if (code === 'REQUEST_TIMEOUT' || /timed out/i.test(message)) {

@@ -9,6 +9,7 @@ import {
   type ModelResponse,
 } from '@aeh/models';
 import { type AgentOutput, type AgentOutputInput, agentOutput } from '../../core/agent.js';
+import { errorMessage } from '../../core/errors.js';
 import type { Redactor } from '../../core/redactor.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import { looksSecret, REDACTED, registerCredentialPositions, SecretScrubber } from '../../secrets/scrubber.js';
@@ -190,7 +191,7 @@ export class ModelAgent implements Agent {
 
   #failure(err: unknown, context: RunContext, latency: number): AgentOutput {
     const e = err as { name?: string; message?: string; status?: number; retryable?: boolean; code?: string };
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     if (context.signal.aborted) return errorOutput('aborted (case timeout or cancellation)', { latency });
     if (e.name === 'TemplateError') return errorOutput(`prompt template: ${message}`, { latency });
     const status = typeof e.status === 'number' ? e.status : undefined;

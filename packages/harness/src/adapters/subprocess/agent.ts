@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type AgentOutput, agentOutput } from '../../core/agent.js';
+import { errorMessage } from '../../core/errors.js';
 import type { Redactor } from '../../core/redactor.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import { looksSecret, registerCredentialPositions, SecretScrubber } from '../../secrets/scrubber.js';
@@ -119,7 +120,7 @@ export class SubprocessAgent implements Agent {
         : await this.#runOnce(input, context, workspace, started);
       return this.#scrubber.output(out);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       return this.#scrubber.output(
         errorOutput(`subprocess: ${message}`, { latency: (performance.now() - started) / 1000 }),
       );

@@ -1,4 +1,5 @@
 import { type Command, Option } from '@commander-js/extra-typings';
+import { errorMessage } from '../../core/errors.js';
 import { CliError, EXIT } from '../common.js';
 
 const STORE_HELP =
@@ -77,14 +78,14 @@ export function register(program: Command): void {
       try {
         tolerance = opts.tolerance === undefined ? undefined : parseTolerance(opts.tolerance);
       } catch (err) {
-        throw new CliError(`--${(err as Error).message}`);
+        throw new CliError(`--${errorMessage(err)}`);
       }
       let maxDrop: ReturnType<typeof parseTolerance> | false | undefined;
       try {
         maxDrop =
           opts.maxDrop === undefined ? undefined : opts.maxDrop === 'off' ? false : parseTolerance(opts.maxDrop);
       } catch (err) {
-        throw new CliError(`--max-drop: ${(err as Error).message}`);
+        throw new CliError(`--max-drop: ${errorMessage(err)}`);
       }
       if (opts.resamples !== undefined && opts.resamples < 100) throw new CliError('--resamples must be at least 100');
       const open = async (ref: string) => {
@@ -156,7 +157,7 @@ async function pairwiseSection(
   try {
     spec = parseJudgeFlag(flag);
   } catch (err) {
-    throw new CliError((err as Error).message, EXIT.usage, { cause: err });
+    throw new CliError(errorMessage(err), EXIT.usage, { cause: err });
   }
   const ctx = { baseDir: process.cwd(), env: process.env };
   const summary = await judgeRuns(await baseline.view(), await candidate.view(), spec, ctx, { criteria });

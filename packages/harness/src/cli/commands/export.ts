@@ -1,4 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
+import { errorMessage } from '../../core/errors.js';
 import { formatZodIssue } from '../../core/zod-issues.js';
 import { CliError, collect, EXIT } from '../common.js';
 
@@ -42,7 +43,7 @@ export function register(program: Command): void {
           try {
             await importModule(p, process.cwd());
           } catch (err) {
-            throw new CliError(`cannot load plugin '${p}': ${(err as Error).message}`, EXIT.usage);
+            throw new CliError(`cannot load plugin '${p}': ${errorMessage(err)}`, EXIT.usage);
           }
         }
       }

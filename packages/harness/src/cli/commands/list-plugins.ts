@@ -1,4 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
+import { errorMessage } from '../../core/errors.js';
 import { closest } from '../../plugins/registry.js';
 import { CliError, collect } from '../common.js';
 
@@ -37,7 +38,7 @@ export function register(program: Command): void {
           try {
             await importModule(p, process.cwd());
           } catch (err) {
-            throw new CliError(`cannot load plugin '${p}': ${(err as Error).message}`);
+            throw new CliError(`cannot load plugin '${p}': ${errorMessage(err)}`);
           }
         }
       }

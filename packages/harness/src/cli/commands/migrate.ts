@@ -1,4 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
+import { errorMessage } from '../../core/errors.js';
 import { CliError, EXIT } from '../common.js';
 
 /** What `migrateSeedText` did: the new text and the field paths it rewrote. */
@@ -115,7 +116,7 @@ export function register(program: Command): void {
       try {
         result = await migrateSeedText(readFileSync(path, 'utf8'), /\.json$/i.test(path));
       } catch (err) {
-        throw new CliError(`${path}: cannot migrate: ${(err as Error).message}`);
+        throw new CliError(`${path}: cannot migrate: ${errorMessage(err)}`);
       }
       // Validate next to the original, so relative paths (modules, plugins, case files) resolve the same way.
       const probe = join(

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from '@commander-js/extra-typings';
+import { isErrnoException } from '../../core/errors.js';
 
 function parsePort(value: string): number {
   const n = Number(value);
@@ -54,8 +55,7 @@ export function register(program: Command): void {
             watch: opts.watch,
           });
         } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          if (code === 'EADDRINUSE')
+          if (isErrnoException(err) && err.code === 'EADDRINUSE')
             throw new CliError(`port ${opts.port} is in use; pick another with --port (0 = any free port)`, 3);
           throw err;
         }

@@ -1,4 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
+import { errorMessage } from '../../core/errors.js';
 import { CliError, collect, positiveInt, positiveSeconds } from '../common.js';
 
 export function register(program: Command): void {
@@ -34,7 +35,7 @@ export function register(program: Command): void {
       try {
         checkRedisUrl(flags.queue);
       } catch (err) {
-        throw new CliError((err as Error).message);
+        throw new CliError(errorMessage(err));
       }
       const { WorkerHost } = await import('../../scale/queue/worker.js');
       const host = new WorkerHost({

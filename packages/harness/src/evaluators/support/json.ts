@@ -1,3 +1,5 @@
+import { errorMessage } from '../../core/errors.js';
+
 /** Parsing JSON out of agent replies, which often wrap it in Markdown fences or prose. */
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false; error: string };
@@ -27,7 +29,7 @@ export function parseJsonLoose(value: unknown, extract = true): JsonParse {
     try {
       return { ok: true, value: JSON.parse(whole) };
     } catch (err) {
-      firstError = err instanceof Error ? err.message : String(err);
+      firstError = errorMessage(err);
     }
   } else
     firstError = whole === '' ? 'empty output' : `unexpected text at the start: ${JSON.stringify(whole.slice(0, 20))}`;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { agentOutput } from '../../core/agent.js';
+import { errorMessage } from '../../core/errors.js';
 import { TestCase } from '../../core/testcase.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import { cohenKappa } from '../../stats/agreement.js';
@@ -33,7 +34,7 @@ export function readLabels(path: string): CalibrationLabel[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new LabelsFileError(`cannot read ${path}: ${(err as Error).message}`);
+    throw new LabelsFileError(`cannot read ${path}: ${errorMessage(err)}`);
   }
   const out: CalibrationLabel[] = [];
   const problems: string[] = [];
@@ -43,7 +44,7 @@ export function readLabels(path: string): CalibrationLabel[] {
     try {
       value = JSON.parse(raw);
     } catch (err) {
-      problems.push(`${path}:${i + 1}:1: not valid JSON (${(err as Error).message})`);
+      problems.push(`${path}:${i + 1}:1: not valid JSON (${errorMessage(err)})`);
       return;
     }
     const parsed = CalibrationLabel.safeParse(value);

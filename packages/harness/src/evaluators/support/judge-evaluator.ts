@@ -1,6 +1,7 @@
 import type { MessageInput, ModelRequestInput } from '@aeh/models';
 import { z } from 'zod';
 import { type AgentOutput, isError, outputText } from '../../core/agent.js';
+import { errorMessage } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
 import type { TestCase } from '../../core/testcase.js';
 import { inputText } from '../../core/testcase.js';
@@ -160,7 +161,7 @@ export function defineJudgeEvaluator<S extends z.ZodRawShape>(def: JudgeDefiniti
               } else {
                 failures.push({
                   judge: label,
-                  reason: `judge ${label} failed: ${err instanceof Error ? err.message : String(err)}`,
+                  reason: `judge ${label} failed: ${errorMessage(err)}`,
                   record: {
                     provider: judges[i].spec.provider,
                     model: judges[i].spec.model ?? '',

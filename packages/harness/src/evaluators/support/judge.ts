@@ -1,5 +1,6 @@
 import type { ModelProvider, ModelRequest, ModelRequestInput, ModelResponse } from '@aeh/models';
 import { z } from 'zod';
+import { errorMessage } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
 import { sleep } from '../../core/sleep.js';
 import { formatZodIssue } from '../../core/zod-issues.js';
@@ -399,7 +400,7 @@ export class Judge {
           cached: false,
         };
     if (!entry) {
-      const why = failure instanceof Error ? failure.message : String(failure);
+      const why = errorMessage(failure);
       throw new JudgeCallError(
         `judge ${label} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${why}`,
         label,

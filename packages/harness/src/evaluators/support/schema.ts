@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { errorMessage } from '../../core/errors.js';
 
 /** One JSON Schema violation with the instance path it concerns. */
 export interface SchemaViolation {
@@ -43,7 +44,7 @@ export function schemaProblem(schema: unknown): string | null {
     compileSchema(schema);
     return null;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return errorMessage(err);
   }
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ToolCallRecord } from '../../core/agent.js';
+import { errorMessage } from '../../core/errors.js';
 import { jsonEqual } from './json.js';
 import { schemaProblem, validateAgainst } from './schema.js';
 
@@ -37,7 +38,7 @@ export const ExpectedToolCall = z.union([
             ctx.addIssue({
               code: 'custom',
               path: ['args', k],
-              message: `invalid regular expression: ${(err as Error).message}`,
+              message: `invalid regular expression: ${errorMessage(err)}`,
             });
           }
         }

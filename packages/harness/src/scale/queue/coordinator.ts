@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AgentOutput } from '../../core/agent.js';
+import { errorMessage } from '../../core/errors.js';
 import type { ResultLocation, RunExecution, RunExecutor, RunOutcome, RunProgress } from '../../core/execution.js';
 import { CaseStatus, type TestCaseResult } from '../../core/result.js';
 import { checkSuiteUnchanged, enqueueKeys, type PendingKey, recoveryNote, runOutcome } from './coordinator-steps.js';
@@ -501,10 +502,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
       timer = setTimeout(() => reject(new Error(message)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 const STATUSES: ReadonlySet<string> = new Set(CaseStatus.options);

@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { errorMessage } from '../../core/errors.js';
 
 /** A Redis URL with any password replaced, safe to print. */
 export function redactRedisUrl(url: string): string {
@@ -65,17 +66,18 @@ export async function connectRedis(url: string, timeoutMs = 5000): Promise<Redis
     maxRetriesPerRequest: 2,
     retryStrategy: reconnectDelay,
   });
-  let lastError: Error | null = null;
+  // Held in an object: a plain `let` would be narrowed to its initial value, the listener's writes unseen.
+  const seen: { lastError?: Error } = {};
   client.on('error', (err: Error) => {
     // Reconnection is automatic; a failing command reports the error where it matters.
-    lastError = err;
+    seen.lastError = err;
   });
   try {
     await client.connect();
     await client.ping();
   } catch (err) {
     client.disconnect();
-    const why = (lastError as Error | null)?.message ?? (err instanceof Error ? err.message : String(err));
+    const why = seen.lastError?.message ?? errorMessage(err);
     throw new RedisUnreachableError(
       `cannot reach Redis at ${redactRedisUrl(url)}: ${why}. Start Redis there, or pass the right URL (--queue redis://host:port)`,
     );
@@ -96,7 +98,7 @@ export function failureDescriber(client: Redis): (err: unknown) => string {
     last = null;
   });
   return (err) => {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     if (!/max retries per request|Connection is closed/i.test(message)) return message;
     return last ?? 'the connection closed and reconnecting fails';
   };

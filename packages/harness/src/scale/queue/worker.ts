@@ -4,6 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Agent, adapterRegistry } from '../../adapters/base.js';
+import { errorMessage } from '../../core/errors.js';
 import type { TestCase } from '../../core/testcase.js';
 import { parseOptions } from '../../evaluators/base.js';
 import { AgentRunner } from '../../runner/agent-runner.js';
@@ -526,8 +527,4 @@ function parseJson(text: string): unknown {
   } catch {
     return null;
   }
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
