@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { formatIssue, PositionedDocument, pathString } from '@aeh/harness/suite-positions';
+import { issuePath } from '@aeh/harness/zod-issues';
 import { z } from 'zod';
 
 /**
@@ -116,10 +117,9 @@ export class ServerConfigError extends Error {
   override name = 'ServerConfigError';
 }
 
+/** Every issue as `<where> <field path>: message` (just `<where>: message` for the value itself), one a line. */
 const formatIssues = (error: z.ZodError, where: string): string =>
-  error.issues
-    .map((i) => `${where}${i.path.length ? ` ${i.path.map(String).join('.')}` : ''}: ${i.message}`)
-    .join('\n');
+  error.issues.map((i) => `${[where, issuePath(i, '')].filter(Boolean).join(' ')}: ${i.message}`).join('\n');
 
 /**
  * Tokens from `SOCLAB_API_TOKENS`: entries `name:role:token` separated by commas, semicolons or newlines
