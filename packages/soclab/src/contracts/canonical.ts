@@ -1,4 +1,5 @@
 import { createHash, hash } from 'node:crypto';
+import { sortedKeysJson } from '@aeh/harness/hash';
 import canonicalize from 'canonicalize';
 
 /**
@@ -25,17 +26,8 @@ export function contentHash(value: unknown): string {
   return sha256Hex(canonicalJson(value));
 }
 
-/** JSON with object keys sorted recursively (readable form used in model messages; stable across runs). */
-export function sortedJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    return out;
-  }
-  return value;
-}
+/**
+ * JSON with object keys sorted recursively: the readable, stable form of tool results and alerts in model messages
+ * (the harness's sorted-keys serialiser; not the JCS form above, which is only for hashing).
+ */
+export const sortedJson = (value: unknown): string => sortedKeysJson(value);
