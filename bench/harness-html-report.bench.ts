@@ -4,13 +4,13 @@
  * Also prints the time to filter all rows and to open a drill-down.
  * Needs Chromium: CHROMIUM_PATH or /usr/bin/chromium.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { Experiment } from '../packages/harness/src/core/experiment.js';
 import { viewOf } from '../packages/harness/src/core/view.js';
 import { htmlReporter } from '../packages/harness/src/reporters/html.js';
+import { CHROMIUM, launchChromium } from '../packages/harness/test/helpers/chromium.js';
 
 const N = Number(process.env.BENCH_CASES ?? 10_000);
 const out = join(import.meta.dirname, 'out/html-report');
@@ -113,24 +113,11 @@ console.log(
     `file ${(statSync(file).size / 1e6).toFixed(1)} MB  target <= 2000 ms  ${renderMs <= 2000 ? 'OK' : 'MISSED'}`,
 );
 
-const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
-if (!executablePath) {
+if (!CHROMIUM) {
   console.log('Chromium not found (set CHROMIUM_PATH or apt-get install chromium): load time not measured');
   process.exit(0);
 }
-const browser = await chromium.launch({
-  executablePath,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--disable-quic',
-  ],
-});
+const browser = await launchChromium();
 try {
   const loads: number[] = [];
   let filterMs = 0;
