@@ -144,8 +144,8 @@ export function loadCassette(dir: string): LoadedCassette {
   const lines = readFileSync(path, 'utf8').split('\n');
   let header: CassetteHeader | null = null;
   const exchanges = new Map<string, CassetteExchange>();
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
     if (!line) continue;
     let entry: { type?: unknown };
     try {

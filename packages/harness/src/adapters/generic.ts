@@ -29,13 +29,12 @@ export function projectRoot(dir: string): string {
  * index), then under the current directory. Errors are the seed's four, each naming what to fix.
  */
 export function resolveCallableSpec(spec: string, baseDir: string): { file: string; exportName: string } {
-  const m = CALLABLE_SPEC.exec(spec);
-  if (!m) {
+  const [, dotted, exportName] = CALLABLE_SPEC.exec(spec) ?? [];
+  if (dotted === undefined || exportName === undefined) {
     throw new Error(
       `Invalid import path '${spec}'. Expected format 'module.submodule:function_or_class' (e.g. examples.basic.mock_agent:support_agent)`,
     );
   }
-  const [, dotted, exportName] = m;
   const rel = dotted.split('.').join('/');
   const roots = [...new Set([projectRoot(baseDir), process.cwd()])];
   const tried: string[] = [];

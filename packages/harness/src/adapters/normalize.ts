@@ -141,8 +141,9 @@ export function replyToOutput(reply: Json, latency: number | null): AgentOutput 
   if (isObject(reply.trace)) partial.trace = reply.trace as AgentOutputInput['trace'];
   const parsed = AgentOutput.safeParse(partial);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  return errorOutput(`agent reply does not fit the output shape at '${issuePath(issue, '')}': ${issue.message}`, {
+  const [issue] = parsed.error.issues;
+  const where = issue ? issuePath(issue, '') : '';
+  return errorOutput(`agent reply does not fit the output shape at '${where}': ${issue?.message ?? 'invalid'}`, {
     latency,
   });
 }

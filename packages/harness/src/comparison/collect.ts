@@ -1,3 +1,4 @@
+import { itemAt } from '../core/item-at.js';
 import type { CaseStatus, TestCaseResult } from '../core/result.js';
 import type { ExperimentHeader, ExperimentView } from '../core/view.js';
 import { type JournalEntry, readJournalLines } from '../runner/journal.js';
@@ -52,7 +53,7 @@ function emptyTable(header: ExperimentHeader): RunTable {
 /** Rows in suite order (case position, then repeat), the order flips are listed in. */
 export function rowsInOrder(t: RunTable): number[] {
   const rows = t.keys.map((_, i) => i);
-  return rows.sort((a, b) => t.order[a] - t.order[b] || t.repeats[a] - t.repeats[b]);
+  return rows.sort((a, b) => itemAt(t.order, a) - itemAt(t.order, b) || itemAt(t.repeats, a) - itemAt(t.repeats, b));
 }
 
 const STATUSES = new Set<string>(['passed', 'failed', 'error', 'skipped']);
@@ -149,8 +150,7 @@ function addRow(t: RunTable, r: TestCaseResult, suiteIndex?: number): void {
   t.tokens[row] = o.usage ? num(o.usage.input_tokens + o.usage.output_tokens) : Number.NaN;
   const evaluations = r.evaluations;
   if (!Array.isArray(evaluations)) return;
-  for (let i = 0; i < evaluations.length; i++) {
-    const e = evaluations[i];
+  for (const [i, e] of evaluations.entries()) {
     if (typeof e.evaluator !== 'string' || typeof e.score !== 'number') continue;
     let column = t.evaluators.get(e.evaluator);
     if (!column) {
@@ -160,10 +160,10 @@ function addRow(t: RunTable, r: TestCaseResult, suiteIndex?: number): void {
     // The same evaluator twice on one case (e.g. two `contains` checks): their mean.
     let count = 0;
     let sum = 0;
-    for (let j = 0; j < evaluations.length; j++) {
-      if (evaluations[j].evaluator === e.evaluator && typeof evaluations[j].score === 'number') {
+    for (const [j, other] of evaluations.entries()) {
+      if (other.evaluator === e.evaluator && typeof other.score === 'number') {
         if (j < i) break;
-        sum += evaluations[j].score;
+        sum += other.score;
         count++;
       }
     }

@@ -1,5 +1,6 @@
 import { displayOf, percentChangeApplies } from '../core/display.js';
 import type { Experiment, MetricDirection, MetricResult } from '../core/experiment.js';
+import { itemAt } from '../core/item-at.js';
 import { type ExperimentView, isView, viewOf } from '../core/view.js';
 import { mcnemarExact, pairedBootstrap, signFlipTest } from '../stats/paired.js';
 import { DEFAULT_SEED } from '../stats/rng.js';
@@ -59,29 +60,32 @@ export function compareTables(base: RunTable, cand: RunTable, options: CompareOp
   let excludedQuarantined = 0;
   let onlyInBaseline = 0;
   for (const b of rowsInOrder(base)) {
-    const c = cand.index.get(base.keys[b]);
+    const c = cand.index.get(itemAt(base.keys, b));
     if (c === undefined) {
       onlyInBaseline++;
       continue;
     }
-    if (base.status[b] === 'skipped' || cand.status[c] === 'skipped') continue;
+    const baselineStatus = itemAt(base.status, b);
+    const candidateStatus = itemAt(cand.status, c);
+    if (baselineStatus === 'skipped' || candidateStatus === 'skipped') continue;
     common++;
-    const quarantined = quarantine.has(base.testIds[b]);
+    const testId = itemAt(base.testIds, b);
+    const quarantined = quarantine.has(testId);
     if (quarantined) excludedQuarantined++;
     else pairs.push([b, c]);
-    const bp = base.status[b] === 'passed';
-    const cp = cand.status[c] === 'passed';
+    const bp = baselineStatus === 'passed';
+    const cp = candidateStatus === 'passed';
     if (bp && cp) continue;
     const flip: CaseFlip = {
       kind: bp ? 'newly_failing' : cp ? 'newly_passing' : 'still_failing',
-      key: base.keys[b],
-      test_id: base.testIds[b],
-      repeat: base.repeats[b],
-      test_name: cand.names[c] || base.names[b],
-      baseline_status: base.status[b],
-      candidate_status: cand.status[c],
-      baseline_score: base.score[b],
-      candidate_score: cand.score[c],
+      key: itemAt(base.keys, b),
+      test_id: testId,
+      repeat: itemAt(base.repeats, b),
+      test_name: itemAt(cand.names, c) || itemAt(base.names, b),
+      baseline_status: baselineStatus,
+      candidate_status: candidateStatus,
+      baseline_score: itemAt(base.score, b),
+      candidate_score: itemAt(cand.score, c),
       quarantined,
     };
     if (flip.kind === 'newly_failing') flips.push(flip);
@@ -95,7 +99,10 @@ export function compareTables(base: RunTable, cand: RunTable, options: CompareOp
   // Repeats are not independent samples of a case: when any case has several shared repeats, average per case
   // first and resample cases (a cluster bootstrap; the sign test on per-case changes generalises McNemar).
   const perCase = new Map<string, number>();
-  for (const [b] of pairs) perCase.set(base.testIds[b], (perCase.get(base.testIds[b]) ?? 0) + 1);
+  for (const [b] of pairs) {
+    const testId = itemAt(base.testIds, b);
+    perCase.set(testId, (perCase.get(testId) ?? 0) + 1);
+  }
   const clustered = [...perCase.values()].some((n) => n > 1);
   const ctx: MeasureContext = {
     base,
@@ -121,28 +128,28 @@ export function compareTables(base: RunTable, cand: RunTable, options: CompareOp
       name: 'mean_score',
       description: 'mean case score (weighted evaluator scores)',
       direction: 'higher_is_better',
-      value: (t, row) => t.score[row],
+      value: (t, row) => itemAt(t.score, row),
     }),
   );
-  const healthy = (t: RunTable, row: number) => t.status[row] !== 'error';
+  const healthy = (t: RunTable, row: number) => itemAt(t.status, row) !== 'error';
   const optional: MeasureSpec[] = [
     {
       name: 'mean_latency',
       description: 'mean agent latency in seconds (cases that errored on either side excluded)',
       direction: 'lower_is_better',
-      value: (t, row) => (healthy(t, row) ? t.latency[row] : Number.NaN),
+      value: (t, row) => (healthy(t, row) ? itemAt(t.latency, row) : Number.NaN),
     },
     {
       name: 'mean_cost',
       description: 'mean cost per case in USD (errored cases excluded)',
       direction: 'lower_is_better',
-      value: (t, row) => (healthy(t, row) ? t.cost[row] : Number.NaN),
+      value: (t, row) => (healthy(t, row) ? itemAt(t.cost, row) : Number.NaN),
     },
     {
       name: 'mean_tokens',
       description: 'mean input + output tokens per case (errored cases excluded)',
       direction: 'lower_is_better',
-      value: (t, row) => (healthy(t, row) ? t.tokens[row] : Number.NaN),
+      value: (t, row) => (healthy(t, row) ? itemAt(t.tokens, row) : Number.NaN),
     },
   ];
   for (const spec of optional) {
@@ -158,7 +165,8 @@ export function compareTables(base: RunTable, cand: RunTable, options: CompareOp
         name: `score:${name}`,
         description: `mean score of the ${name} evaluator`,
         direction: 'higher_is_better',
-        value: (t, row) => (t === base ? bCol[row] : cCol[row]),
+        // NaN is the table's "no score" (a case this evaluator did not judge).
+        value: (t, row) => (t === base ? bCol[row] : cCol[row]) ?? Number.NaN,
       });
       if (m.n > 0) measures.push(m);
     }
@@ -239,11 +247,12 @@ function measure(ctx: MeasureContext, spec: MeasureSpec): PairedMeasure {
       const bv = spec.value(base, b);
       const cv = spec.value(cand, c);
       if (Number.isNaN(bv) || Number.isNaN(cv)) continue;
-      const g = groups.get(base.testIds[b]) ?? { b: 0, c: 0, n: 0 };
+      const testId = itemAt(base.testIds, b);
+      const g = groups.get(testId) ?? { b: 0, c: 0, n: 0 };
       g.b += bv;
       g.c += cv;
       g.n++;
-      groups.set(base.testIds[b], g);
+      groups.set(testId, g);
     }
     for (const g of groups.values()) {
       bVals.push(g.b / g.n);
@@ -264,11 +273,13 @@ function measure(ctx: MeasureContext, spec: MeasureSpec): PairedMeasure {
   let cSum = 0;
   let worse = 0;
   let better = 0;
-  for (let i = 0; i < n; i++) {
-    diffs[i] = cVals[i] - bVals[i];
-    bSum += bVals[i];
-    cSum += cVals[i];
-    const change = spec.direction === 'lower_is_better' ? -diffs[i] : diffs[i];
+  for (const [i, cv] of cVals.entries()) {
+    const bv = itemAt(bVals, i);
+    const diff = cv - bv;
+    diffs[i] = diff;
+    bSum += bv;
+    cSum += cv;
+    const change = spec.direction === 'lower_is_better' ? -diff : diff;
     if (change < -1e-12) worse++;
     else if (change > 1e-12) better++;
   }
@@ -311,7 +322,7 @@ function measure(ctx: MeasureContext, spec: MeasureSpec): PairedMeasure {
     // Spread of the per-unit changes: sizes the "cases needed" estimate of an inconclusive gate.
     const meanDiff = (cSum - bSum) / n;
     let ss = 0;
-    for (let i = 0; i < n; i++) ss += (diffs[i] - meanDiff) ** 2;
+    for (const d of diffs) ss += (d - meanDiff) ** 2;
     details.sd_delta = Math.sqrt(ss / (n - 1));
   }
   return {

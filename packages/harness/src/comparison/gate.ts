@@ -1,4 +1,5 @@
 import type { MetricDirection } from '../core/experiment.js';
+import { itemAt } from '../core/item-at.js';
 import { holmAdjust } from '../stats/paired.js';
 import type {
   GateInconclusive,
@@ -120,8 +121,8 @@ export function applyGate(
   const gatedCount = gatedFlags.filter(Boolean).length;
   const maxDropSpec = options.maxDrop === false ? undefined : (options.maxDrop ?? DEFAULT_MAX_DROP);
   const out = measures.map((m, i) => {
-    const gated = gatedFlags[i];
-    const pAdj = gated ? adjusted[i] : m.p_value;
+    const gated = itemAt(gatedFlags, i);
+    const pAdj = gated ? itemAt(adjusted, i) : m.p_value;
     const tolerance = toleranceFor(options.tolerance, m.name, m.baseline_value);
     const worse = worseBy(m.delta, m.direction);
     const significant = pAdj !== null && pAdj < alpha;

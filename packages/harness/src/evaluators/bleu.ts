@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
+import { itemAt } from '../core/item-at.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { isMissing, resolveExpected } from './support/expected.js';
 import { references, words } from './support/text.js';
@@ -28,7 +29,7 @@ const refCache = new Map<string, ReferenceStats>();
 function key(ids: ArrayLike<number>, i: number, n: number, numeric: boolean): number | string {
   if (numeric) {
     let k = 0;
-    for (let j = 0; j < n; j++) k = k * 8192 + ids[i + j];
+    for (let j = 0; j < n; j++) k = k * 8192 + itemAt(ids, i + j);
     return k;
   }
   let s = String(ids[i]);
@@ -98,7 +99,7 @@ export function sentenceBleu(
       const k = key(ids, i, n, ref.numeric);
       counts.set(k, (counts.get(k) ?? 0) + 1);
     }
-    const maxRef = ref.maxRef[n - 1];
+    const maxRef = itemAt(ref.maxRef, n - 1);
     let clipped = 0;
     for (const [g, k] of counts) clipped += Math.min(k, maxRef.get(g) ?? 0);
     const p = n === 1 ? (total === 0 ? 0 : clipped / total) : (clipped + 1) / (total + 1);
@@ -106,7 +107,8 @@ export function sentenceBleu(
     if (p === 0) return { bleu: 0, precisions, brevity_penalty: 0 };
     logSum += Math.log(p) / maxN;
   }
-  let refLen = ref.lengths[0];
+  // At least one reference: no reference lengths returned above (every() of nothing is true).
+  let refLen = itemAt(ref.lengths, 0);
   for (const l of ref.lengths) {
     const d = Math.abs(l - c.length);
     const best = Math.abs(refLen - c.length);

@@ -23,10 +23,10 @@ export function extractChoice(text: string, letters: readonly string[]): string[
   const levels = choicePatterns([...set].join(''));
   for (const [i, re] of levels.entries()) {
     re.lastIndex = 0;
-    const found = [...text.matchAll(re)].map((m) => m[1].toUpperCase()).filter((l) => set.has(l));
+    const found = [...text.matchAll(re)].map((m) => (m[1] ?? '').toUpperCase()).filter((l) => set.has(l));
     // Level 0 is case-insensitive for "answer" but the letter itself must be an option; an explicit final
     // "ANSWER: X" overrides earlier mentions, so keep only the last one.
-    if (found.length > 0) return i === 0 ? [found[found.length - 1]] : [...new Set(found)];
+    if (found.length > 0) return i === 0 ? found.slice(-1) : [...new Set(found)];
   }
   return [];
 }
@@ -76,7 +76,8 @@ export const choice = defineEvaluator({
         }
         const correct = (Array.isArray(raw) ? raw : [raw]).map((v) => expectedText(v).trim().toUpperCase());
         const found = extractChoice(outputText(output), letters);
-        if (found.length !== 1) {
+        const [answer] = found;
+        if (answer === undefined || found.length > 1) {
           return result({
             evaluator: 'choice',
             score: 0,
@@ -86,7 +87,7 @@ export const choice = defineEvaluator({
             details: { found, correct },
           });
         }
-        const passed = correct.includes(found[0]);
+        const passed = correct.includes(answer);
         return result({
           evaluator: 'choice',
           score: passed ? 1 : 0,

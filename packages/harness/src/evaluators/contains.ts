@@ -82,10 +82,11 @@ export const contains = defineEvaluator({
                 : 0;
         const what = opts.is_regex ? 'pattern' : 'text';
         let explanation: string;
-        if (needles.length === 1) {
+        const [onlyNeedle] = needles;
+        if (needles.length === 1 && onlyNeedle !== undefined) {
           explanation = passed
-            ? `output contains ${what} '${clip(needles[0])}'`
-            : `output does not contain ${what} '${clip(needles[0])}'`;
+            ? `output contains ${what} '${clip(onlyNeedle)}'`
+            : `output does not contain ${what} '${clip(onlyNeedle)}'`;
         } else if (opts.mode === 'all') {
           explanation = passed
             ? `output contains all ${needles.length} ${what}s`

@@ -33,7 +33,7 @@ export const isJson = defineEvaluator({
             ? /^```[ \t]*[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/.exec(text)
             : null;
           let parsed: { ok: true; value: unknown } | { ok: false; error: string };
-          const body = fenced ? fenced[1] : text;
+          const body = fenced?.[1] ?? text;
           if (!/^\s*[[{"\-0-9tfn]/.test(body)) {
             // Cheap rejection: a thrown SyntaxError costs microseconds on every prose reply.
             parsed = { ok: false, error: `unexpected text at the start: ${JSON.stringify(body.slice(0, 20))}` };

@@ -92,7 +92,7 @@ export const javascript = defineEvaluator({
     'Custom check: a function from a JS/TS module returns pass/score/explanation (options: module "file#export", config).',
   options: Options,
   create(opts, ctx) {
-    const [path, exportName = 'default'] = opts.module.split('#');
+    const [path = '', exportName = 'default'] = opts.module.split('#');
     const file = resolve(ctx.baseDir, path);
     if (!existsSync(file)) throw new Error(`javascript: module not found: ${file}`);
     let loaded: Promise<JavascriptCheck> | undefined;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
 import { errorMessage } from '../core/errors.js';
+import { itemAt } from '../core/item-at.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { clip, isMissing, resolveExpected } from './support/expected.js';
 
@@ -108,7 +109,8 @@ export const numericMatch = defineEvaluator({
             details: { numbers, expected },
           });
         }
-        const actual = opts.extract === 'first' ? numbers[0] : numbers[numbers.length - 1];
+        // Non-empty: no number was answered above.
+        const actual = itemAt(numbers, opts.extract === 'first' ? 0 : numbers.length - 1);
         const diff = Math.abs(actual - expected);
         const tolerance = Math.max(opts.abs_tol, opts.rel_tol * Math.abs(expected));
         const passed = diff <= tolerance;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isError, outputText } from '../core/agent.js';
+import { itemAt } from '../core/item-at.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { isMissing, resolveExpected } from './support/expected.js';
 import { memoTokens, references, words } from './support/text.js';
@@ -20,13 +21,14 @@ export function lcsLength(a: readonly string[], b: readonly string[]): number {
   if (a.length === 0 || b.length === 0) return 0;
   let prev = new Uint32Array(b.length + 1);
   let cur = new Uint32Array(b.length + 1);
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1] + 1 : Math.max(prev[j], cur[j - 1]);
+  for (const tokenA of a) {
+    for (const [j, tokenB] of b.entries()) {
+      // Row cells are 1-based (cell 0 is the empty prefix), so token j fills cell j + 1.
+      cur[j + 1] = tokenA === tokenB ? itemAt(prev, j) + 1 : Math.max(itemAt(prev, j + 1), itemAt(cur, j));
     }
     [prev, cur] = [cur, prev];
   }
-  return prev[b.length];
+  return itemAt(prev, b.length);
 }
 
 /** ROUGE-L F-measure (Lin 2004) over lower-case word tokens. */

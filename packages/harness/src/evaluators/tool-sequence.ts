@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isError, toolCalls } from '../core/agent.js';
+import { itemAt } from '../core/item-at.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { ArgsMatchMode, callMatches, ExpectedToolCall, normalizeExpectation } from './support/tools.js';
 
@@ -35,13 +36,20 @@ export const toolSequence = defineEvaluator({
           // Longest prefix of the sequence that appears as a contiguous run somewhere.
           for (let start = 0; start < calls.length && matched < seq.length; start++) {
             let k = 0;
-            while (k < seq.length && start + k < calls.length && callMatches(calls[start + k], seq[k])) k++;
+            while (
+              k < seq.length &&
+              start + k < calls.length &&
+              callMatches(itemAt(calls, start + k), itemAt(seq, k))
+            ) {
+              k++;
+            }
             matched = Math.max(matched, k);
           }
         } else {
           let i = 0;
           for (const call of calls) {
-            if (i < seq.length && callMatches(call, seq[i])) i++;
+            const next = seq[i];
+            if (next !== undefined && callMatches(call, next)) i++;
           }
           matched = i;
         }
@@ -53,7 +61,7 @@ export const toolSequence = defineEvaluator({
           passed,
           explanation: passed
             ? `sequence ${seq.map((s) => s.name).join(' → ')} found${opts.contiguous ? ' contiguously' : ''}`
-            : `sequence broke at step ${matched + 1} ('${seq[matched].name}'); calls were: ${names.join(', ') || 'none'}`,
+            : `sequence broke at step ${matched + 1} ('${itemAt(seq, matched).name}'); calls were: ${names.join(', ') || 'none'}`,
           details: { matched, expected: seq.map((s) => s.name), actual: names, contiguous: opts.contiguous },
         });
       },

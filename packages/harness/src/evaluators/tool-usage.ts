@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isError, type ToolCallRecord, toolCalls } from '../core/agent.js';
+import { itemAt } from '../core/item-at.js';
 import { defineEvaluator, errorResult, result } from './base.js';
 import { maxMatching } from './support/json.js';
 import {
@@ -89,22 +90,26 @@ export function trajectoryViolations(calls: readonly ToolCallRecord[], opts: Opt
         `expected exactly ${expected.length} call(s) [${expected.map(fmt).join(', ')}], got ${calls.length} [${names.join(', ')}]`,
       );
     } else {
-      for (let i = 0; i < expected.length; i++) {
-        if (calls[i].tool_name !== expected[i].name) {
-          violations.push(`call ${i + 1} is '${calls[i].tool_name}', expected '${expected[i].name}'`);
+      for (const [i, want] of expected.entries()) {
+        const call = itemAt(calls, i);
+        if (call.tool_name !== want.name) {
+          violations.push(`call ${i + 1} is '${call.tool_name}', expected '${want.name}'`);
         } else {
-          const why = argsMismatch(calls[i], expected[i]);
-          if (why) violations.push(`call ${i + 1} '${calls[i].tool_name}': ${why}`);
+          const why = argsMismatch(call, want);
+          if (why) violations.push(`call ${i + 1} '${call.tool_name}': ${why}`);
         }
       }
     }
   } else if (mode === 'unordered' || mode === 'subset') {
-    const pairing = maxMatching(calls.length, expected.length, (c, e) => callMatches(calls[c], expected[e]));
+    const pairing = maxMatching(calls.length, expected.length, (c, e) =>
+      callMatches(itemAt(calls, c), itemAt(expected, e)),
+    );
     const unmatchedCalls = pairing.flatMap((e, c) => (e === -1 ? [c] : []));
     for (const c of unmatchedCalls) {
-      const sameName = expected.find((e) => e.name === calls[c].tool_name);
-      const why = sameName ? argsMismatch(calls[c], sameName) : null;
-      violations.push(`call ${c + 1} '${calls[c].tool_name}' is not among the expected calls${why ? ` (${why})` : ''}`);
+      const call = itemAt(calls, c);
+      const sameName = expected.find((e) => e.name === call.tool_name);
+      const why = sameName ? argsMismatch(call, sameName) : null;
+      violations.push(`call ${c + 1} '${call.tool_name}' is not among the expected calls${why ? ` (${why})` : ''}`);
     }
     if (mode === 'unordered') {
       const used = new Set(pairing.filter((e) => e !== -1));
@@ -116,13 +121,7 @@ export function trajectoryViolations(calls: readonly ToolCallRecord[], opts: Opt
     // Ordered subsequence: earliest-fit is optimal for subsequence matching.
     let from = 0;
     for (const e of expected) {
-      let found = -1;
-      for (let i = from; i < calls.length; i++) {
-        if (callMatches(calls[i], e)) {
-          found = i;
-          break;
-        }
-      }
+      const found = calls.findIndex((call, i) => i >= from && callMatches(call, e));
       if (found === -1) {
         const anywhere = calls.some((c) => callMatches(c, e));
         if (anywhere) violations.push(`expected call ${fmt(e)} was made out of order`);
@@ -130,10 +129,12 @@ export function trajectoryViolations(calls: readonly ToolCallRecord[], opts: Opt
       } else from = found + 1;
     }
   } else {
-    const pairing = maxMatching(expected.length, calls.length, (e, c) => callMatches(calls[c], expected[e]));
+    const pairing = maxMatching(expected.length, calls.length, (e, c) =>
+      callMatches(itemAt(calls, c), itemAt(expected, e)),
+    );
     if (opts.require_all) {
       pairing.forEach((c, e) => {
-        if (c === -1) violations.push(describeMissing(calls, expected[e]));
+        if (c === -1) violations.push(describeMissing(calls, itemAt(expected, e)));
       });
     }
   }
@@ -160,9 +161,9 @@ export function trajectoryViolations(calls: readonly ToolCallRecord[], opts: Opt
 }
 
 function describeMissing(calls: readonly ToolCallRecord[], e: NormalizedExpectation): string {
-  const sameName = calls.filter((c) => c.tool_name === e.name);
-  if (sameName.length === 0) return `expected tool '${e.name}' was not called`;
-  const why = argsMismatch(sameName[sameName.length - 1], e);
+  const lastSameName = calls.findLast((c) => c.tool_name === e.name);
+  if (lastSameName === undefined) return `expected tool '${e.name}' was not called`;
+  const why = argsMismatch(lastSameName, e);
   return `'${e.name}' was called but not with the expected arguments: ${why}`;
 }
 

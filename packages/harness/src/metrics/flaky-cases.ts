@@ -42,8 +42,10 @@ export const flakyCases = defineBuiltinMetric({
       .filter((c) => c.passed > 0 && c.passed < c.runs.length)
       .map((c) => {
         let flips = 0;
-        for (let i = 1; i < c.runs.length; i++)
-          if ((c.runs[i].status === 'passed') !== (c.runs[i - 1].status === 'passed')) flips++;
+        for (const [i, run] of c.runs.entries()) {
+          const previous = c.runs[i - 1];
+          if (previous && (run.status === 'passed') !== (previous.status === 'passed')) flips++;
+        }
         return {
           test_id: c.test_id,
           runs: c.runs.length,

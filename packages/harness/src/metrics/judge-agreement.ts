@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { itemAt } from '../core/item-at.js';
 import { collectPanelRatings, panelAgreement } from '../evaluators/support/judge.js';
 import { bootstrapIterations } from '../stats/bootstrap.js';
 import { bootstrapStatistic } from '../stats/bootstrap-statistic.js';
@@ -40,7 +41,7 @@ export const judgeAgreement = defineBuiltinMetric({
     }
     // Resample cases, keeping each case's verdicts from every judge together.
     const statisticOf = (idx: readonly number[]) => {
-      const pick = <T>(rows: T[][]) => rows.map((row) => idx.map((i) => row[i]));
+      const pick = <T>(rows: T[][]) => rows.map((row) => idx.map((i) => itemAt(row, i)));
       const b = panelAgreement({
         ...ratings,
         passed: pick(ratings.passed),

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { itemAt } from '../core/item-at.js';
 import type { Redactor } from '../core/redactor.js';
 
 /** Everything a plugin factory may need from the run that creates it. */
@@ -86,12 +87,12 @@ export function levenshtein(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
     for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      const cost = a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1;
+      cur[j] = Math.min(itemAt(prev, j) + 1, itemAt(cur, j - 1) + 1, itemAt(prev, j - 1) + cost);
     }
     prev = cur;
   }
-  return prev[b.length];
+  return itemAt(prev, b.length);
 }
 
 /** The known name nearest to `name`, if it is close enough to be a likely typo. */

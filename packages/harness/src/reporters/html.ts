@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { toolCalls } from '../core/agent.js';
 import { formatSeconds, reportedLatencyIfDifferent } from '../core/durations.js';
+import { itemAt } from '../core/item-at.js';
 import type { TestCaseResult } from '../core/result.js';
 import type { ExperimentView } from '../core/view.js';
 import { defineReporter } from './base.js';
@@ -131,7 +132,9 @@ async function collectStats(view: ExperimentView, maxRows: number): Promise<Repo
     total++;
     counts[r.status]++;
     scoreSum += r.score;
-    scoreBins[Math.min(SCORE_BINS - 1, Math.floor(r.score * SCORE_BINS))]++;
+    // Scores are in [0, 1] (the result schema), so the bin is in range; a score of 1 joins the top bin.
+    const scoreBin = Math.min(SCORE_BINS - 1, Math.floor(r.score * SCORE_BINS));
+    scoreBins[scoreBin] = itemAt(scoreBins, scoreBin) + 1;
     const latency = r.output.latency ?? r.duration;
     if (r.status !== 'skipped' && Number.isFinite(latency)) latencies.push(latency);
     if (r.output.cost !== null) {
@@ -148,15 +151,17 @@ async function collectStats(view: ExperimentView, maxRows: number): Promise<Repo
     for (const e of r.evaluations) evaluators.add(e.evaluator);
   }
   latencies.sort((a, b) => a - b);
+  // Only called with at least one latency.
   const pick = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1))];
-  const latencyMin = latencies.length > 0 ? latencies[0] : 0;
+    itemAt(latencies, Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1)));
+  const latencyMin = latencies[0] ?? 0;
   // Cap the axis at the 99th percentile so one slow outlier does not flatten the chart; the last bin holds the rest.
   const latencyMax = latencies.length > 0 ? Math.max(pick(0.99), latencyMin + 1e-9) : 1;
   const latencyBins = new Array<number>(LATENCY_BINS).fill(0);
   for (const l of latencies) {
     const i = Math.floor(((l - latencyMin) / (latencyMax - latencyMin)) * LATENCY_BINS);
-    latencyBins[Math.min(LATENCY_BINS - 1, Math.max(0, i))]++;
+    const latencyBin = Math.min(LATENCY_BINS - 1, Math.max(0, i));
+    latencyBins[latencyBin] = itemAt(latencyBins, latencyBin) + 1;
   }
   return {
     total,

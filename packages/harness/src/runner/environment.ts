@@ -46,9 +46,9 @@ export function readGitHead(cwd: string): string | null | undefined {
     }
     let gitDir = dotGit;
     if (!statSync(dotGit).isDirectory()) {
-      const m = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'));
-      if (!m) return undefined;
-      gitDir = resolve(dir, m[1]!.trim());
+      const [, pointer] = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8')) ?? [];
+      if (pointer === undefined) return undefined;
+      gitDir = resolve(dir, pointer.trim());
     }
     const commonFile = join(gitDir, 'commondir');
     const commonDir = existsSync(commonFile) ? resolve(gitDir, readFileSync(commonFile, 'utf8').trim()) : gitDir;

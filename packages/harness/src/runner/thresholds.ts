@@ -18,14 +18,15 @@ export function checkThresholds(
     const bounds: ['minimum' | 'maximum', number][] = [];
     if (rule.minimum !== undefined) bounds.push(['minimum', rule.minimum]);
     if (rule.maximum !== undefined) bounds.push(['maximum', rule.maximum]);
-    if (bounds.length === 0) continue;
+    const [firstBound] = bounds;
+    if (firstBound === undefined) continue;
     checked++;
     const metric = metrics[name];
     const missing = (why: string) =>
       violations.push({
         metric_name: name,
         condition: 'missing',
-        threshold_value: bounds[0][1],
+        threshold_value: firstBound[1],
         actual_value: null,
         on,
         message: `${name}: ${why}`,

@@ -4,6 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import type { ResultLocation } from '../core/execution.js';
 import type { ExperimentState, MetricResult, ThresholdOutcome, ThresholdRule } from '../core/experiment.js';
 import { sortedKeysJson } from '../core/hash.js';
+import { itemAt } from '../core/item-at.js';
 import type { TestCaseResult } from '../core/result.js';
 import type { MetricSpec } from '../core/suite.js';
 import type { ExperimentHeader, ExperimentView } from '../core/view.js';
@@ -76,6 +77,9 @@ interface Input {
   shard: ShardRecord | null;
 }
 
+/** The runs being merged: at least one, so the first is there to compare the others with. */
+type Inputs = [Input, ...Input[]];
+
 /** Recorded by shard and queue runs in `metadata.suite_metrics`, so a merge can recompute metrics offline. */
 export interface RecordedMetrics {
   metrics: MetricSpec[];
@@ -90,8 +94,9 @@ export interface RecordedMetrics {
  */
 export async function mergeRuns(options: MergeOptions): Promise<MergeResult> {
   const warn = options.warn ?? ((m: string) => process.stderr.write(`harness: warning: ${m}\n`));
-  if (options.runs.length === 0) throw new MergeError('merge needs at least one run folder');
-  const inputs = options.runs.map(openInput);
+  const [firstRun, ...laterRuns] = options.runs;
+  if (firstRun === undefined) throw new MergeError('merge needs at least one run folder');
+  const inputs: Inputs = [openInput(firstRun), ...laterRuns.map(openInput)];
   checkSameSuite(inputs);
   const partial = checkShards(inputs, options.allowPartial === true, warn);
   checkAgents(inputs, warn);
@@ -127,7 +132,7 @@ export async function mergeRuns(options: MergeOptions): Promise<MergeResult> {
     ...first,
     id: randomUUID().replace(/-/g, '').slice(0, 12),
     state: 'running',
-    started_at: inputs.map((i) => i.header.started_at).sort()[0],
+    started_at: inputs.map((i) => i.header.started_at).sort()[0] ?? first.started_at,
     finished_at: null,
     metrics: {},
     thresholds: null,
@@ -221,7 +226,7 @@ function describeSuite(input: Input): string {
 }
 
 /** Shards must be runs of the same suite file: same name, version and content hash. */
-function checkSameSuite(inputs: Input[]): void {
+function checkSameSuite(inputs: Inputs): void {
   const key = (i: Input) => sortedKeysJson([i.header.suite.name, i.header.suite.version, i.header.suite.content_hash]);
   const first = key(inputs[0]);
   if (inputs.every((i) => key(i) === first)) return;
@@ -241,7 +246,8 @@ function checkShards(inputs: Input[], allowPartial: boolean, warn: (m: string) =
     const plain = inputs.filter((i) => !i.shard).map((i) => i.display);
     throw new MergeError(`cannot mix shard runs with unsharded runs (${plain.join(', ')} ran every case)`);
   }
-  if (sharded.length > 0) {
+  const [firstShard] = sharded;
+  if (firstShard) {
     const counts = new Set(sharded.map((s) => s.count));
     if (counts.size > 1) {
       throw new MergeError(
@@ -250,7 +256,7 @@ function checkShards(inputs: Input[], allowPartial: boolean, warn: (m: string) =
     }
     const rules = new Set(sharded.map((s) => s.assignment));
     if (rules.size > 1) throw new MergeError(`the shards assign cases differently (${[...rules].join('; ')})`);
-    const count = sharded[0].count;
+    const count = firstShard.count;
     const seen = new Set(sharded.map((s) => s.index));
     if (seen.size < sharded.length)
       warn('the same shard is given more than once; for a repeated key the run named last wins');
@@ -278,7 +284,7 @@ function checkShards(inputs: Input[], allowPartial: boolean, warn: (m: string) =
   return partial;
 }
 
-function checkAgents(inputs: Input[], warn: (m: string) => void): void {
+function checkAgents(inputs: Inputs, warn: (m: string) => void): void {
   const first = sortedKeysJson(inputs[0].header.agent);
   const differing = inputs.filter((i) => sortedKeysJson(i.header.agent) !== first).map((i) => i.display);
   if (differing.length > 0) {
@@ -298,7 +304,7 @@ function stateOf(index: JournalIndex): ExperimentState {
  * file the runs name (when it still has their content hash), or the definitions the runs recorded.
  */
 async function metricSource(
-  inputs: Input[],
+  inputs: Inputs,
   suitePath: string | undefined,
   warn: (m: string) => void,
 ): Promise<MetricSource> {
@@ -358,18 +364,18 @@ function* mergeInOrder(
     return { iterator, locations: s.locations, at: 0, current: iterator.next() };
   });
   for (;;) {
-    let best = -1;
-    for (let i = 0; i < cursors.length; i++) {
-      const c = cursors[i];
+    // The stream whose next result comes first (the earliest stream on a tie); a stream not done has a
+    // location for its current result.
+    let best: (typeof cursors)[number] | undefined;
+    for (const c of cursors) {
       if (c.current.done) continue;
-      if (best < 0 || compare(c.locations[c.at], cursors[best].locations[cursors[best].at]) < 0) best = i;
+      if (!best || compare(itemAt(c.locations, c.at), itemAt(best.locations, best.at)) < 0) best = c;
     }
-    if (best < 0) return;
-    const c = cursors[best];
-    const result = c.current.value as TestCaseResult;
-    const index = c.locations[c.at].index;
-    c.at++;
-    c.current = c.iterator.next();
+    if (!best) return;
+    const result = best.current.value as TestCaseResult;
+    const index = itemAt(best.locations, best.at).index;
+    best.at++;
+    best.current = best.iterator.next();
     yield { result, index };
   }
 }

@@ -57,11 +57,11 @@ export function isCredentialQueryParam(name: string): boolean {
 export function credentialSecrets(value: string): string[] {
   const out = new Set<string>([value]);
   const trimmed = value.trim();
-  const scheme = /^([A-Za-z][\w-]*)\s+(.+)$/s.exec(trimmed);
-  if (scheme) {
-    out.add(scheme[2].trim());
-    if (/^basic$/i.test(scheme[1])) {
-      const decoded = Buffer.from(scheme[2].trim(), 'base64').toString('utf8');
+  const [, schemeName, credential] = /^([A-Za-z][\w-]*)\s+(.+)$/s.exec(trimmed) ?? [];
+  if (schemeName !== undefined && credential !== undefined) {
+    out.add(credential.trim());
+    if (/^basic$/i.test(schemeName)) {
+      const decoded = Buffer.from(credential.trim(), 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       if (colon >= 0 && /^[\x20-\x7e]*$/.test(decoded)) {
         out.add(decoded);

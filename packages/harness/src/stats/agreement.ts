@@ -1,3 +1,5 @@
+import { itemAt } from '../core/item-at.js';
+
 /** Inter-rater agreement for judge panels and human labels. */
 
 export type Label = string | number | boolean;
@@ -68,8 +70,9 @@ export function krippendorffAlpha(
   const o: number[][] = Array.from({ length: m }, () => new Array<number>(m).fill(0));
   for (const vals of perUnit) {
     const w = 1 / (vals.length - 1);
-    for (let i = 0; i < vals.length; i++) {
-      for (let j = 0; j < vals.length; j++) if (i !== j) o[vals[i]][vals[j]] += w;
+    for (const [i, vi] of vals.entries()) {
+      const row = itemAt(o, vi);
+      for (const [j, vj] of vals.entries()) if (i !== j) row[vj] = itemAt(row, vj) + w;
     }
   }
   const nc = o.map((row) => row.reduce((s, x) => s + x, 0));
@@ -82,12 +85,12 @@ export function krippendorffAlpha(
   };
   let dObs = 0;
   let dExp = 0;
-  for (let c = 0; c < m; c++) {
-    for (let k = 0; k < m; k++) {
+  for (const [c, row] of o.entries()) {
+    for (const [k, count] of row.entries()) {
       const d = delta(c, k);
       if (d === 0) continue;
-      dObs += o[c][k] * d;
-      dExp += nc[c] * nc[k] * d;
+      dObs += count * d;
+      dExp += itemAt(nc, c) * itemAt(nc, k) * d;
     }
   }
   if (dExp === 0) return 1;
@@ -98,9 +101,11 @@ export function krippendorffAlpha(
 export function percentAgreement(ratings: readonly (readonly Label[])[]): number {
   const units = Math.min(...ratings.map((r) => r.length));
   if (!Number.isFinite(units) || units === 0) return Number.NaN;
+  // At least one rater: the minimum length over no raters is Infinity, returned above.
+  const reference = itemAt(ratings, 0);
   let same = 0;
   for (let u = 0; u < units; u++) {
-    const first = String(ratings[0][u]);
+    const first = String(itemAt(reference, u));
     if (ratings.every((r) => String(r[u]) === first)) same++;
   }
   return same / units;

@@ -1,3 +1,4 @@
+import { itemAt } from '../core/item-at.js';
 import { quantileSorted } from './percentiles.js';
 import { DEFAULT_SEED, seededRandom } from './rng.js';
 import type { Interval } from './wilson.js';
@@ -61,8 +62,7 @@ export function bootstrapRatio(
     const index = new Map<string, number>();
     const s: number[] = [];
     const c: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const key = options.clusters[i];
+    for (const [i, key] of options.clusters.entries()) {
       let k = index.get(key);
       if (k === undefined) {
         k = s.length;
@@ -70,8 +70,8 @@ export function bootstrapRatio(
         s.push(0);
         c.push(0);
       }
-      s[k] += numerators[i];
-      c[k] += denominators ? denominators[i] : 1;
+      s[k] = itemAt(s, k) + itemAt(numerators, i);
+      c[k] = itemAt(c, k) + (denominators ? itemAt(denominators, i) : 1);
     }
     sums = Float64Array.from(s);
     counts = Float64Array.from(c);
@@ -89,8 +89,8 @@ export function bootstrapRatio(
     let c = 0;
     for (let j = 0; j < k; j++) {
       const pick = Math.floor(rand() * k);
-      s += sums[pick];
-      c += counts[pick];
+      s += itemAt(sums, pick);
+      c += itemAt(counts, pick);
     }
     if (c > 0) stats[kept++] = s / c;
   }

@@ -2,6 +2,8 @@
  * Paired statistics for comparing two runs on the cases they share: the exact McNemar (sign) test for
  * pass/fail, a seeded paired bootstrap for mean differences, and Holm's step-down correction.
  */
+
+import { itemAt } from '../core/item-at.js';
 import { quantileSorted } from './percentiles.js';
 import { DEFAULT_SEED } from './rng.js';
 
@@ -88,11 +90,12 @@ export function pairedBootstrap(
   if (!(level > 0 && level < 1)) throw new RangeError(`level must be in (0, 1), got ${level}`);
   if (n === 0) return { n, mean: 0, lower: 0, upper: 0, level, resamples: 0, seed };
   const d = Float64Array.from(differences as ArrayLike<number>);
+  const first = itemAt(d, 0);
   let total = 0;
   let allSame = true;
-  for (let i = 0; i < n; i++) {
-    total += d[i];
-    if (d[i] !== d[0]) allSame = false;
+  for (const x of d) {
+    total += x;
+    if (x !== first) allSame = false;
   }
   const mean = total / n;
   const requested = options.resamples ?? DEFAULT_RESAMPLES;
@@ -102,14 +105,14 @@ export function pairedBootstrap(
   // picks that land on changed pairs: successive picks of a changed pair are Geometric(m/n) apart, so walking
   // the n picks by geometric jumps samples exactly the same distribution in O(m) instead of O(n) per resample.
   const changed: number[] = [];
-  for (let i = 0; i < n; i++) if (d[i] !== 0) changed.push(d[i]);
+  for (const x of d) if (x !== 0) changed.push(x);
   const m = changed.length;
   const sparse = m * 2 < n;
   // A sparse pick costs about three dense ones (two random numbers and a logarithm).
   const unitWork = sparse ? Math.max(1, 3 * m) : n;
   const resamples = Math.max(floor, Math.min(requested, Math.floor(maxWork / unitWork)));
   // Every resample has the same mean: the interval is a point.
-  if (allSame) return { n, mean: d[0], lower: d[0], upper: d[0], level, resamples, seed };
+  if (allSame) return { n, mean: first, lower: first, upper: first, level, resamples, seed };
   const means = new Float64Array(resamples);
   let state = seed >>> 0;
   const next = () => {
@@ -128,7 +131,7 @@ export function pairedBootstrap(
       for (;;) {
         pos += 1 + Math.floor(Math.log(1 - next()) / logMiss);
         if (pos > n) break;
-        s += changed[(next() * m) | 0];
+        s += itemAt(changed, (next() * m) | 0);
       }
       means[b] = s / n;
     }
@@ -141,7 +144,7 @@ export function pairedBootstrap(
         let t = state;
         t = Math.imul(t ^ (t >>> 15), t | 1);
         t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        s += d[((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n) | 0];
+        s += itemAt(d, ((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n) | 0);
       }
       means[b] = s / n;
     }
@@ -192,9 +195,9 @@ export function signFlipTest(differences: ArrayLike<number>, options: SignFlipOp
   const d = Float64Array.from(differences as ArrayLike<number>);
   let observed = 0;
   let nonZero = 0;
-  for (let i = 0; i < n; i++) {
-    observed += d[i];
-    if (d[i] !== 0) nonZero++;
+  for (const x of d) {
+    observed += x;
+    if (x !== 0) nonZero++;
   }
   observed = Math.abs(observed);
   if (n === 0 || nonZero === 0) return { n, p_value: 1, exact: true, method: 'exact', resamples: 0 };
@@ -205,7 +208,11 @@ export function signFlipTest(differences: ArrayLike<number>, options: SignFlipOp
     let extreme = 0;
     for (let mask = 0; mask < patterns; mask++) {
       let s = 0;
-      for (let i = 0; i < n; i++) s += mask & (1 << i) ? -d[i] : d[i];
+      let bit = 1;
+      for (const x of d) {
+        s += mask & bit ? -x : x;
+        bit <<= 1;
+      }
       if (Math.abs(s) >= observed - tol) extreme++;
     }
     return { n, p_value: extreme / patterns, exact: true, method: 'exact', resamples: patterns };
@@ -217,11 +224,11 @@ export function signFlipTest(differences: ArrayLike<number>, options: SignFlipOp
     let maxSq = 0;
     let lattice = true;
     const step = Math.abs(d.find((x) => x !== 0) ?? 0);
-    for (let i = 0; i < n; i++) {
-      const sq = d[i] * d[i];
+    for (const x of d) {
+      const sq = x * x;
       sumSq += sq;
       if (sq > maxSq) maxSq = sq;
-      if (d[i] !== 0 && Math.abs(Math.abs(d[i]) - step) > 1e-12) lattice = false;
+      if (x !== 0 && Math.abs(Math.abs(x) - step) > 1e-12) lattice = false;
     }
     if (maxSq <= 0.01 * sumSq) {
       // Equal-size changes (e.g. -1/+1 pass flips) move the sum in steps of 2*step: continuity-correct by one step.
@@ -238,7 +245,8 @@ export function signFlipTest(differences: ArrayLike<number>, options: SignFlipOp
   for (let b = 0; b < resamples; b++) {
     let s = 0;
     let bits = 0;
-    for (let i = 0; i < n; i++) {
+    let i = 0;
+    for (const x of d) {
       if ((i & 31) === 0) {
         // One mulberry32 draw gives 32 random signs.
         state = (state + 0x6d2b79f5) | 0;
@@ -247,8 +255,9 @@ export function signFlipTest(differences: ArrayLike<number>, options: SignFlipOp
         t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
         bits = t ^ (t >>> 14);
       }
-      s += bits & 1 ? -d[i] : d[i];
+      s += bits & 1 ? -x : x;
       bits >>>= 1;
+      i++;
     }
     if (Math.abs(s) >= observed - tol) extreme++;
   }

@@ -1,3 +1,5 @@
+import { itemAt } from '../core/item-at.js';
+
 /**
  * Quantile of an ascending-sorted array with linear interpolation between order statistics
  * (Hyndman & Fan type 7, the default of R, NumPy and spreadsheets). Returns NaN for an empty array.
@@ -5,12 +7,13 @@
 export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
   const n = sorted.length;
   if (n === 0) return Number.NaN;
-  if (q <= 0) return sorted[0];
-  if (q >= 1) return sorted[n - 1];
+  if (q <= 0) return itemAt(sorted, 0);
+  if (q >= 1) return itemAt(sorted, n - 1);
   const h = (n - 1) * q;
   const lo = Math.floor(h);
   const hi = Math.min(n - 1, lo + 1);
-  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+  const below = itemAt(sorted, lo);
+  return below + (h - lo) * (itemAt(sorted, hi) - below);
 }
 
 /** Quantile of unsorted values (q in [0, 1]); the input is not modified. */
@@ -47,5 +50,5 @@ export function quantileInterval(
   const half = z * Math.sqrt(n * q * (1 - q));
   const lo = Math.max(0, Math.min(n - 1, Math.floor(centre - half) - 1));
   const hi = Math.max(0, Math.min(n - 1, Math.ceil(centre + half)));
-  return { lower: sorted[lo], upper: sorted[hi] };
+  return { lower: itemAt(sorted, lo), upper: itemAt(sorted, hi) };
 }

@@ -186,7 +186,8 @@ export async function resolveRunId(ctx: StoreContext, ref: string): Promise<stri
   const folderName = (loc: string | null) => (loc ?? '').split(/[/\\]/).pop() ?? '';
   const byPrefix = rows.filter((r) => r.id.startsWith(trimmed) || folderName(r.location).startsWith(trimmed));
   const matches = byLocation.length === 1 ? byLocation : byPrefix;
-  if (matches.length === 1) return matches[0].id;
+  const [onlyMatch] = matches;
+  if (onlyMatch && matches.length === 1) return onlyMatch.id;
   if (matches.length === 0) throw new RunLookupError(`no stored run matches '${ref}'`, ref);
   throw new RunLookupError(
     `'${ref}' matches ${matches.length} runs: ${matches.map((r) => r.id).join(', ')}; give more of the id`,
@@ -484,6 +485,7 @@ export async function flakyCases(ctx: StoreContext, suite: string, options: Flak
     .execute();
   runs.reverse();
   const order = new Map(runs.map((r, i) => [r.id, i]));
+  const runById = new Map(runs.map((r) => [r.id, r]));
   if (runs.length === 0) return { suite_name: suite, runs_considered: 0, cases_considered: 0, flaky: [] };
   const rows = await ctx.db
     .selectFrom('case_results')
@@ -508,7 +510,9 @@ export async function flakyCases(ctx: StoreContext, suite: string, options: Flak
     const executions = Number(r.executions);
     const passes = Number(r.passes);
     const outcome: RunOutcome = passes === executions ? 'pass' : passes === 0 ? 'fail' : 'mixed';
-    const run = runs[order.get(r.experiment_id) as number];
+    const run = runById.get(r.experiment_id);
+    // The rows were selected by these runs' ids, so each has its run.
+    if (!run) continue;
     entry.history.push({ id: r.experiment_id, started_at: run.started_at, outcome, passes, executions });
     byCase.set(r.test_id, entry);
   }
@@ -517,7 +521,10 @@ export async function flakyCases(ctx: StoreContext, suite: string, options: Flak
     if (history.length < minRuns) continue;
     history.sort((a, b) => (order.get(a.id) as number) - (order.get(b.id) as number));
     let flips = 0;
-    for (let i = 1; i < history.length; i++) if (history[i].outcome !== history[i - 1].outcome) flips++;
+    for (const [i, h] of history.entries()) {
+      const previous = history[i - 1];
+      if (previous && h.outcome !== previous.outcome) flips++;
+    }
     const mixed = history.filter((h) => h.outcome === 'mixed').length;
     // One change of outcome is a behaviour change (a fix or a regression), not flakiness.
     if (flips < 2 && mixed === 0) continue;
@@ -678,8 +685,8 @@ export async function* streamResults(
       .limit(pageSize)
       .execute();
     for (const row of rows) yield ctx.codec.decode<TestCaseResult>(row.result);
-    if (rows.length < pageSize) return;
-    const last = rows[rows.length - 1];
+    const last = rows.at(-1);
+    if (rows.length < pageSize || !last) return;
     after = { seq: Number(last.seq), test_id: last.test_id, repeat: Number(last.repeat) };
   }
 }

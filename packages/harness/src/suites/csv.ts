@@ -26,7 +26,7 @@ export class CsvParser {
   feed(chunk: string): CsvRecord[] {
     const out: CsvRecord[] = [];
     for (let i = 0; i < chunk.length; i++) {
-      const ch = chunk[i];
+      const ch = chunk.charAt(i);
       if (this.#pendingCR) {
         this.#pendingCR = false;
         if (ch === '\n') {

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { adapterRegistry } from '../adapters/base.js';
 import { errorMessage } from '../core/errors.js';
 import type { ThresholdRule } from '../core/experiment.js';
+import { itemAt } from '../core/item-at.js';
 import type { MetricSpec, SuiteLike } from '../core/suite.js';
 import type { EvaluatorConfig, TestCase } from '../core/testcase.js';
 import {
@@ -451,7 +452,8 @@ function mapZodIssues(zodIssues: readonly z.core.$ZodIssue[], prefix: PathKey[],
       for (const key of issue.keys) out.push(locate([...path, key], `unknown field '${key}'`, { key: true }));
     } else if (issue.code === 'invalid_union' && issue.errors.length > 0) {
       const branch =
-        issue.errors.find((b) => !b.some((i) => i.path.length === 0 && i.code === 'invalid_type')) ?? issue.errors[0];
+        issue.errors.find((b) => !b.some((i) => i.path.length === 0 && i.code === 'invalid_type')) ??
+        itemAt(issue.errors, 0);
       const allRootType = issue.errors.every((b) => b.every((i) => i.path.length === 0 && i.code === 'invalid_type'));
       if (allRootType) {
         const expected = issue.errors.flatMap((b) =>

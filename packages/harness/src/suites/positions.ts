@@ -167,9 +167,11 @@ export class PositionedDocument {
 
   #nextContentLine(after: number): { line: number; col: number } | null {
     const all = this.text.split('\n');
-    for (let i = after; i < all.length; i++) {
-      const m = /^(\s*)\S/.exec(all[i]);
-      if (m && !all[i].trimStart().startsWith('#')) return { line: i + 1, col: m[1].length + 1 };
+    for (const [k, lineText] of all.slice(after).entries()) {
+      const [, indent] = /^(\s*)\S/.exec(lineText) ?? [];
+      if (indent !== undefined && !lineText.trimStart().startsWith('#')) {
+        return { line: after + k + 1, col: indent.length + 1 };
+      }
     }
     return null;
   }
@@ -222,7 +224,8 @@ function keyOf(key: unknown): string {
 }
 
 function describeYamlError(code: string, message: string): string {
-  const first = message.split('\n')[0].replace(/ at line \d+, column \d+.*$/, '');
+  const [firstLine = ''] = message.split('\n');
+  const first = firstLine.replace(/ at line \d+, column \d+.*$/, '');
   switch (code) {
     case 'BAD_INDENT':
     case 'BLOCK_AS_IMPLICIT_KEY':

@@ -141,9 +141,10 @@ export function convertPromptfoo(file: string, text: string): PromptfooConversio
     });
   });
 
+  const [onlyProvider] = providers;
   const agent =
-    providers.length === 1
-      ? { ...providers[0].agent, label: providers[0].label }
+    providers.length === 1 && onlyProvider
+      ? { ...onlyProvider.agent, label: onlyProvider.label }
       : {
           adapter: 'route',
           options: { by: 'provider', agents: Object.fromEntries(providers.map((v) => [v.label, v.agent])) },
@@ -235,9 +236,9 @@ function readProviders(value: unknown, src: Source, unmapped: SuiteIssue[], note
       return;
     }
     if (isObject(p)) {
-      const extra = Object.keys(p).filter((k) => !['id', 'label', 'config'].includes(k));
-      if (extra.length > 0) {
-        unmapped.push(src.at([...path, extra[0]], `provider field '${extra[0]}' has no equivalent here`, true));
+      const extra = Object.keys(p).find((k) => !['id', 'label', 'config'].includes(k));
+      if (extra !== undefined) {
+        unmapped.push(src.at([...path, extra], `provider field '${extra}' has no equivalent here`, true));
         return;
       }
     }
@@ -254,9 +255,11 @@ function readProviders(value: unknown, src: Source, unmapped: SuiteIssue[], note
       /^(openai|anthropic|google|gemini|ollama|azure|azureopenai|mistral)(?::(?:chat|messages|completion))?:(.+)$/.exec(
         id,
       );
-    if (model) {
-      const provider = { google: 'gemini', azureopenai: 'azure_openai', azure: 'azure_openai' }[model[1]] ?? model[1];
-      const options: Json = { provider, model: model[2], prompt: '{{input}}' };
+    const [, family, modelName] = model ?? [];
+    if (family !== undefined && modelName !== undefined) {
+      const renamed: Record<string, string> = { google: 'gemini', azureopenai: 'azure_openai', azure: 'azure_openai' };
+      const provider = renamed[family] ?? family;
+      const options: Json = { provider, model: modelName, prompt: '{{input}}' };
       if (typeof config.temperature === 'number') options.temperature = config.temperature;
       if (typeof config.max_tokens === 'number') options.max_output_tokens = config.max_tokens;
       out.push({ label, agent: { adapter: 'model', options } });
@@ -288,11 +291,9 @@ function httpAgent(
     unmapped.push(src.at([...path, 'config', 'url'], 'http provider: config.url is required'));
     return null;
   }
-  const extra = Object.keys(config).filter((k) => !HTTP_CONFIG_KEYS.has(k));
-  if (extra.length > 0) {
-    unmapped.push(
-      src.at([...path, 'config', extra[0]], `http provider: config.${extra[0]} has no equivalent here`, true),
-    );
+  const extra = Object.keys(config).find((k) => !HTTP_CONFIG_KEYS.has(k));
+  if (extra !== undefined) {
+    unmapped.push(src.at([...path, 'config', extra], `http provider: config.${extra} has no equivalent here`, true));
     return null;
   }
   const options: Json = { url: toHarnessTemplate(url) };
@@ -324,12 +325,11 @@ function httpAgent(
 export function transformToPath(expr: string): string | undefined {
   let e = expr.trim();
   const arrow = /^\(?\s*json\s*(?:,\s*text\s*)?(?:,\s*context\s*)?\)?\s*=>\s*(.+)$/s.exec(e);
-  if (arrow) e = arrow[1].trim();
+  if (arrow?.[1] !== undefined) e = arrow[1].trim();
   if (e === 'text') return 'text';
   if (e === 'json') return '$';
   const m = /^json((?:\.[A-Za-z_$][\w$]*|\[\d+\]|\[(?:'[^']*'|"[^"]*")\])+)$/.exec(e);
-  if (!m) return undefined;
-  return `$${m[1].replace(/\["([^"]*)"\]/g, "['$1']")}`;
+  return m?.[1] === undefined ? undefined : `$${m[1].replace(/\["([^"]*)"\]/g, "['$1']")}`;
 }
 
 function readDefaultTest(value: unknown, baseDir: string, src: Source, unmapped: SuiteIssue[]): TestSpec | null {
@@ -566,12 +566,14 @@ export function renderTemplate(template: string, vars: Json): string {
     );
   }
   return template.replace(/\{\{\s*([^}]*?)\s*\}\}/g, (whole, expr: string) => {
-    const m = /^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(\s*\|\s*dump)?$/.exec(expr);
-    if (!m) throw new Error(`prompt placeholder '${whole}': only {{ var }} and {{ var | dump }} convert`);
+    const [, name, dump] = /^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(\s*\|\s*dump)?$/.exec(expr) ?? [];
+    if (name === undefined) {
+      throw new Error(`prompt placeholder '${whole}': only {{ var }} and {{ var | dump }} convert`);
+    }
     let v: unknown = vars;
-    for (const k of m[1].split('.')) v = isObject(v) ? v[k] : undefined;
-    if (v === undefined) throw new Error(`prompt placeholder '${whole}': no var '${m[1]}' in this test`);
-    return m[2] || typeof v !== 'string' ? JSON.stringify(v) : v;
+    for (const k of name.split('.')) v = isObject(v) ? v[k] : undefined;
+    if (v === undefined) throw new Error(`prompt placeholder '${whole}': no var '${name}' in this test`);
+    return dump || typeof v !== 'string' ? JSON.stringify(v) : v;
   });
 }
 

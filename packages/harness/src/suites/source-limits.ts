@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
 import { type Alias, type Document, isAlias, isMap, isNode, isPair, isScalar, isSeq, type Node } from 'yaml';
+import { itemAt } from '../core/item-at.js';
 import type { SuiteIssue } from './positions.js';
 
 /**
@@ -44,7 +45,7 @@ export function invalidUtf8Offset(bytes: Uint8Array): number {
   if (isUtf8(bytes)) return -1;
   let i = 0;
   while (i < bytes.length) {
-    const b = bytes[i];
+    const b = itemAt(bytes, i);
     let need = 0;
     let min = 0;
     if (b < 0x80) {
@@ -58,7 +59,7 @@ export function invalidUtf8Offset(bytes: Uint8Array): number {
     if (i + need > bytes.length - 1) return i; // truncated sequence at the end
     let cp = b & (0x3f >> need);
     for (let k = 1; k <= need; k++) {
-      const c = bytes[i + k];
+      const c = itemAt(bytes, i + k);
       if ((c & 0xc0) !== 0x80) return i;
       cp = (cp << 6) | (c & 0x3f);
     }
@@ -77,7 +78,7 @@ export function decodeStrict(bytes: Uint8Array): { text: string } | { line: numb
   if (bad >= 0) {
     const before = Buffer.from(bytes.subarray(0, bad)).toString('utf8');
     const { line, col } = lineCol(before, before.length);
-    const hex = bytes[bad].toString(16).toUpperCase().padStart(2, '0');
+    const hex = itemAt(bytes, bad).toString(16).toUpperCase().padStart(2, '0');
     return { line, col, message: `invalid UTF-8: byte 0x${hex} at byte offset ${bad} is not valid UTF-8 text` };
   }
   let text = Buffer.from(bytes).toString('utf8');
@@ -145,7 +146,7 @@ class JsonScan {
   }
 
   #value(depth: number): void {
-    const c = this.text[this.#i];
+    const c = this.text.charAt(this.#i);
     if (c === '{' || c === '[') {
       if (depth > SOURCE_LIMITS.maxDepth) {
         this.#fail(`nesting deeper than ${SOURCE_LIMITS.maxDepth} levels (the limit for suite files)`);

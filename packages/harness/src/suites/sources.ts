@@ -140,8 +140,7 @@ async function* readCsv(file: string, display: string, hash?: Hash): AsyncGenera
     const fieldCol = new Map<string, number>();
     const vars: Record<string, unknown> = {};
     const metadata: Record<string, unknown> = {};
-    for (let i = 0; i < cols.length; i++) {
-      const col = cols[i];
+    for (const [i, col] of cols.entries()) {
       const cell = rec.fields[i] ?? '';
       if (cell === '' && col !== 'input') continue;
       if (CSV_FIELDS.has(col)) {

@@ -46,7 +46,7 @@ function parseOne(source: string, offset: number): Segment[] {
         continue;
       }
       const start = i;
-      while (i < text.length && /[A-Za-z0-9_$-]/.test(text[i])) i++;
+      while (i < text.length && /[A-Za-z0-9_$-]/.test(text.charAt(i))) i++;
       if (i === start) throw new JsonPathError(`invalid JSON path '${trimmed}': expected a name at column ${col(i)}`);
       segments.push({ kind: 'key', key: text.slice(start, i) });
       continue;
@@ -83,11 +83,12 @@ function findClose(text: string, open: number): number {
 }
 
 function walk(value: unknown, segments: readonly Segment[], from: number, out: unknown[]): void {
-  if (from === segments.length) {
+  const seg = segments[from];
+  if (seg === undefined) {
+    // Past the last segment: the value reached is a match.
     if (value !== undefined) out.push(value);
     return;
   }
-  const seg = segments[from];
   if (value === null || typeof value !== 'object') return;
   if (seg.kind === 'wildcard') {
     const children = Array.isArray(value) ? value : Object.values(value);

@@ -45,16 +45,16 @@ const EXPR = /\{\{(.*?)\}\}/gs;
 
 function parseExpression(raw: string, where: string): Expression {
   const [head, ...filterTexts] = raw.split('|').map((s) => s.trim());
-  const match = /^([A-Za-z_]+)(.*)$/s.exec(head);
-  if (!match) throw new TemplateError(`${where}: empty template expression '{{${raw}}}'`);
-  const root = match[1] as TemplateRoot;
+  const [, name, tail = ''] = /^([A-Za-z_]+)(.*)$/s.exec(head ?? '') ?? [];
+  if (name === undefined) throw new TemplateError(`${where}: empty template expression '{{${raw}}}'`);
+  const root = name as TemplateRoot;
   if (!TEMPLATE_ROOTS.includes(root)) {
     throw new TemplateError(
-      `${where}: unknown template variable '${match[1]}' in '{{${raw}}}' (expected one of ${TEMPLATE_ROOTS.join(', ')})`,
+      `${where}: unknown template variable '${name}' in '{{${raw}}}' (expected one of ${TEMPLATE_ROOTS.join(', ')})`,
     );
   }
   let path: CompiledJsonPath | null = null;
-  const rest = match[2].trim();
+  const rest = tail.trim();
   if (rest !== '') {
     try {
       path = compileJsonPath(`$${rest}`);
@@ -72,7 +72,7 @@ function parseExpression(raw: string, where: string): Expression {
     return f as Filter;
   });
   const first = /^\.([A-Za-z0-9_$-]+)|^\[\s*['"](.*?)['"]\s*\]/.exec(rest);
-  return { text: raw.trim(), root, path, firstKey: first ? (first[1] ?? first[2]) : null, filters };
+  return { text: raw.trim(), root, path, firstKey: first?.[1] ?? first?.[2] ?? null, filters };
 }
 
 function parseString(text: string, where: string): Part[] {
@@ -81,7 +81,7 @@ function parseString(text: string, where: string): Part[] {
   for (const m of text.matchAll(EXPR)) {
     const at = m.index ?? 0;
     if (at > last) parts.push(text.slice(last, at));
-    parts.push(parseExpression(m[1], where));
+    parts.push(parseExpression(m[1] ?? '', where));
     last = at + m[0].length;
   }
   if (last < text.length) parts.push(text.slice(last));
@@ -143,8 +143,9 @@ function renderNode(node: Node, scope: TemplateScope, keepTypes: boolean): unkno
     case 'literal':
       return node.value;
     case 'string': {
-      if (keepTypes && node.parts.length === 1 && typeof node.parts[0] !== 'string') {
-        return resolve(node.parts[0], scope, node.where);
+      const [only] = node.parts;
+      if (keepTypes && node.parts.length === 1 && only !== undefined && typeof only !== 'string') {
+        return resolve(only, scope, node.where);
       }
       let out = '';
       for (const p of node.parts) out += typeof p === 'string' ? p : asText(resolve(p, scope, node.where));
@@ -299,9 +300,12 @@ export function checkTemplate(
   } catch (err) {
     const message = errorMessage(err);
     const at = /^([^:]+): /.exec(message);
+    const field = at?.[1];
     // The message names the innermost field (`body.q`); keep the path relative to the option given.
     const inner =
-      at && at[1] !== where && at[1].startsWith(`${where}`) ? at[1].slice(where.length).replace(/^\./, '') : '';
+      field !== undefined && field !== where && field.startsWith(`${where}`)
+        ? field.slice(where.length).replace(/^\./, '')
+        : '';
     ctx.addIssue({
       code: 'custom',
       path: inner ? [...path, ...inner.split(/\.|\[(\d+)\]/).filter((s) => s !== undefined && s !== '')] : path,

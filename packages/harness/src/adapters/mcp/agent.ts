@@ -18,7 +18,7 @@ import { type Authenticator, createAuthenticator } from '../http/auth.js';
 import { type CompiledMapping, compileMapping } from '../http/mapping.js';
 import { type CompiledTemplate, compileTemplate, type TemplateScope } from '../http/template.js';
 import { errorOutput, excerpt, replyToOutput } from '../normalize.js';
-import { childEnv, DEFAULT_ENV_ALLOW, splitCommand, Tail } from '../subprocess/process.js';
+import { childEnv, DEFAULT_ENV_ALLOW, programOf, splitCommand, Tail } from '../subprocess/process.js';
 import type { McpOptions } from './options.js';
 
 type Input = string | Record<string, unknown>;
@@ -217,7 +217,13 @@ export class McpAgent implements Agent {
       const words = Array.isArray(o.command) ? (o.command as string[]) : splitCommand(o.command as string);
       const cwd = o.cwd ? (isAbsolute(o.cwd) ? o.cwd : resolve(this.#ctx.baseDir, o.cwd)) : this.#ctx.baseDir;
       const env = childEnv(this.#ctx.env, o.env_allow ?? DEFAULT_ENV_ALLOW, o.env);
-      const transport = new StdioClientTransport({ command: words[0], args: words.slice(1), cwd, env, stderr: 'pipe' });
+      const transport = new StdioClientTransport({
+        command: programOf(words),
+        args: words.slice(1),
+        cwd,
+        env,
+        stderr: 'pipe',
+      });
       this.#stderr = new Tail(8192);
       (transport.stderr as Readable | null)?.on('data', (chunk: Buffer) => this.#stderr.push(chunk));
       return transport;

@@ -11,6 +11,7 @@ import {
 import { type AgentOutput, type AgentOutputInput, agentOutput } from '../../core/agent.js';
 import { errorMessage } from '../../core/errors.js';
 import type { Redactor } from '../../core/redactor.js';
+import { firstZodIssue } from '../../core/zod-issues.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import { looksSecret, REDACTED, registerCredentialPositions, SecretScrubber } from '../../secrets/scrubber.js';
 import type { Agent, RunContext } from '../base.js';
@@ -34,8 +35,7 @@ export async function createModelAgent(options: ModelOptions, ctx: PluginContext
     const rules: MockRule[] = options.script.map((entry, i) => {
       const parsed = MockReply.safeParse(entry.reply);
       if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new Error(`script[${i}].reply.${issue.path.join('.')}: ${issue.message}`);
+        throw new Error(`script[${i}].reply.${firstZodIssue(parsed.error)}`);
       }
       return { reply: parsed.data, ...(entry.match !== undefined ? { match: { lastMessage: entry.match } } : {}) };
     });

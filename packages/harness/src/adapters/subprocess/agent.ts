@@ -16,6 +16,7 @@ import {
   childEnv,
   DEFAULT_ENV_ALLOW,
   killGroup,
+  programOf,
   signalGroup,
   spawnErrorText,
   spawnGroup,
@@ -159,7 +160,7 @@ export class SubprocessAgent implements Agent {
     const elapsed = () => (performance.now() - started) / 1000;
     if (context.signal.aborted) return errorOutput('aborted before the process was started', { latency: 0 });
 
-    const child = spawnGroup(argv[0], argv.slice(1), cwd, env);
+    const child = spawnGroup(programOf(argv), argv.slice(1), cwd, env);
     const result = await collect(child, stdin, context.signal, this.#options);
     const latency = elapsed();
     const metadata: Record<string, unknown> = {
@@ -168,7 +169,7 @@ export class SubprocessAgent implements Agent {
       ...(result.stderr ? { stderr: result.stderr.slice(-2000) } : {}),
     };
     if (result.spawnError) {
-      return errorOutput(spawnErrorText(result.spawnError, argv[0], cwd), { latency, metadata });
+      return errorOutput(spawnErrorText(result.spawnError, programOf(argv), cwd), { latency, metadata });
     }
     if (result.timedOut) {
       return errorOutput(
@@ -331,7 +332,7 @@ class JsonlWorker {
   ) {}
 
   #start(): ChildProcess {
-    const child = spawnGroup(this.argv[0], this.argv.slice(1), this.cwd, this.env);
+    const child = spawnGroup(programOf(this.argv), this.argv.slice(1), this.cwd, this.env);
     this.#buffer = '';
     this.#stderr = new Tail(16_384);
     this.#restartReason = null;
@@ -344,7 +345,7 @@ class JsonlWorker {
       child.on('error', (err: NodeJS.ErrnoException) => {
         spawnError = err;
         if (child.pid === undefined) {
-          this.#fail(child, spawnErrorText(err, this.argv[0], this.cwd), false);
+          this.#fail(child, spawnErrorText(err, programOf(this.argv), this.cwd), false);
           resolveExit();
         }
       });
@@ -354,7 +355,7 @@ class JsonlWorker {
         const message = reason
           ? `agent process was restarted: ${reason}`
           : spawnError
-            ? spawnErrorText(spawnError, this.argv[0], this.cwd)
+            ? spawnErrorText(spawnError, programOf(this.argv), this.cwd)
             : exitText(code, sig, this.#stderr.toString());
         this.#fail(child, message, reason !== null);
         resolveExit();

@@ -27,10 +27,10 @@ export function splitCommand(command: string): string[] {
   let inWord = false;
   let quote: '"' | "'" | null = null;
   for (let i = 0; i < command.length; i++) {
-    const c = command[i];
+    const c = command.charAt(i);
     if (quote) {
       if (c === quote) quote = null;
-      else if (c === '\\' && quote === '"' && i + 1 < command.length) current += command[++i];
+      else if (c === '\\' && quote === '"' && i + 1 < command.length) current += command.charAt(++i);
       else current += c;
       continue;
     }
@@ -38,7 +38,7 @@ export function splitCommand(command: string): string[] {
       quote = c;
       inWord = true;
     } else if (c === '\\' && i + 1 < command.length) {
-      current += command[++i];
+      current += command.charAt(++i);
       inWord = true;
     } else if (/\s/.test(c)) {
       if (inWord) words.push(current);
@@ -66,6 +66,13 @@ export function childEnv(
     if (v !== undefined) env[name] = v;
   }
   return Object.assign(env, explicit);
+}
+
+/** The program of a command line (its first word); empty commands are refused when options are read. */
+export function programOf(argv: readonly string[]): string {
+  const [program] = argv;
+  if (program === undefined) throw new Error('command: empty command');
+  return program;
 }
 
 /** Start a child as the leader of its own process group, so a timeout can kill everything it started. */

@@ -50,8 +50,9 @@ export function register(program: Command): void {
       const plugin = reporterRegistry.get(opts.format);
       const parsed = plugin.options.safeParse(opts.option ?? {});
       if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new CliError(`${opts.format} reporter option ${formatZodIssue(issue, '(options)')}`, EXIT.usage);
+        const [issue] = parsed.error.issues;
+        const what = issue ? formatZodIssue(issue, '(options)') : '(options): invalid';
+        throw new CliError(`${opts.format} reporter option ${what}`, EXIT.usage);
       }
       let run: Awaited<ReturnType<typeof resolveRun>>;
       try {

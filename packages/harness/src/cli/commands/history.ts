@@ -1,4 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
+import { itemAt } from '../../core/item-at.js';
 import { parsePositive, printJson } from '../store-support.js';
 
 /** `harness history <suite> --metric success_rate`: a metric across a suite's stored runs. */
@@ -54,8 +55,9 @@ export function register(program: Command): void {
           prev = p.value;
         }
         const values = points.map((p) => p.value);
-        const first = points[0];
-        const last = points[points.length - 1];
+        // Non-empty: no points was an error above.
+        const first = itemAt(points, 0);
+        const last = itemAt(points, points.length - 1);
         process.stdout.write(`${t.toString()}\n`);
         process.stdout.write(
           `${opts.metric}  ${sparkline(values)}  ${first.formatted_value} → ${last.formatted_value}  (min ${num(Math.min(...values))}, max ${num(Math.max(...values))}, ${points.length} runs, ${last.direction.replaceAll('_', ' ')})\n`,

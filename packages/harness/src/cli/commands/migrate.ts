@@ -26,7 +26,8 @@ export async function migrateSeedText(text: string, json: boolean): Promise<Migr
   const { isMap, isScalar, parseDocument, YAMLMap } = await import('yaml');
   const { normalizeSeedSuite, renameAdapterOptions } = await import('../../suites/seed-format.js');
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new Error(doc.errors[0].message);
+  const [syntaxError] = doc.errors;
+  if (syntaxError) throw new Error(syntaxError.message);
   const original = doc.toJS() as unknown;
   const { problems } =
     original && typeof original === 'object' && !Array.isArray(original)

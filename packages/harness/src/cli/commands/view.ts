@@ -59,12 +59,13 @@ export function register(program: Command): void {
             throw new CliError(`port ${opts.port} is in use; pick another with --port (0 = any free port)`, 3);
           throw err;
         }
+        const [firstId, secondId] = ids;
         const route =
-          ids.length === 1
-            ? `#/runs/${encodeURIComponent(ids[0])}`
-            : ids.length >= 2
-              ? `#/compare/${encodeURIComponent(ids[0])}/${encodeURIComponent(ids[1])}`
-              : '';
+          firstId === undefined
+            ? ''
+            : secondId === undefined
+              ? `#/runs/${encodeURIComponent(firstId)}`
+              : `#/compare/${encodeURIComponent(firstId)}/${encodeURIComponent(secondId)}`;
         process.stdout.write(`harness view: ${viewer.url}${route}\n`);
         process.stdout.write(
           `  index ${store.target.display}; watching ${opts.runsDir}${opts.watch ? '' : ' (off)'}; Ctrl+C to stop\n`,

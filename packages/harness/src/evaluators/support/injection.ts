@@ -74,10 +74,11 @@ function sharesRun(reasoning: string, instruction: string, n: number): boolean {
  */
 export function echoedInstruction(reasoning: string, output: string): string | null {
   const planted = findGraderInstructions(output);
-  if (planted.length === 0 || reasoning.trim() === '') return null;
+  const [firstPlanted] = planted;
+  if (firstPlanted === undefined || reasoning.trim() === '') return null;
   const said = COMPLIANCE.exec(reasoning);
   if (said) {
-    return `the judge's reasoning says it followed the output ("${said[0]}") and the output carries an instruction to the grader (${planted[0].rule}: "${planted[0].excerpt}")`;
+    return `the judge's reasoning says it followed the output ("${said[0]}") and the output carries an instruction to the grader (${firstPlanted.rule}: "${firstPlanted.excerpt}")`;
   }
   for (const p of planted) {
     if (sharesRun(reasoning, p.excerpt, 5)) {

@@ -1,4 +1,5 @@
 import { errorMessage } from '../../core/errors.js';
+import { itemAt } from '../../core/item-at.js';
 
 /** Parsing JSON out of agent replies, which often wrap it in Markdown fences or prose. */
 
@@ -10,7 +11,7 @@ const FENCE = /```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n([\s\S]*?)\r?\n?[ \t]*```/g;
 /** Strip a fence that wraps the whole text (any or no language tag, any case). */
 function unwrapWholeFence(text: string): string | undefined {
   const m = /^```[ \t]*[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/.exec(text);
-  return m ? m[1].trim() : undefined;
+  return m?.[1]?.trim();
 }
 
 /**
@@ -37,7 +38,7 @@ export function parseJsonLoose(value: unknown, extract = true): JsonParse {
   if (!text.includes('{') && !text.includes('[')) return { ok: false, error: firstError };
   for (const m of text.matchAll(FENCE)) {
     try {
-      return { ok: true, value: JSON.parse(m[2].trim()) };
+      return { ok: true, value: JSON.parse((m[2] ?? '').trim()) };
     } catch {
       // try the next block
     }
@@ -120,10 +121,11 @@ export function maxMatching(leftCount: number, rightCount: number, fits: (l: num
   const rightOwner = new Array<number>(rightCount).fill(-1);
   const leftMatch = new Array<number>(leftCount).fill(-1);
   const tryAssign = (l: number, seen: boolean[]): boolean => {
-    for (const r of adj[l]) {
+    for (const r of itemAt(adj, l)) {
       if (seen[r]) continue;
       seen[r] = true;
-      if (rightOwner[r] === -1 || tryAssign(rightOwner[r], seen)) {
+      const owner = itemAt(rightOwner, r);
+      if (owner === -1 || tryAssign(owner, seen)) {
         rightOwner[r] = l;
         leftMatch[l] = r;
         return true;

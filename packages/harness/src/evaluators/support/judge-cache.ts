@@ -81,8 +81,8 @@ export class JudgeSession {
     if (!existsSync(path)) return 0;
     const lines = readFileSync(path, 'utf8').split('\n');
     let n = 0;
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i].trim();
+    for (const [i, text] of lines.entries()) {
+      const line = text.trim();
       if (!line) continue;
       let raw: unknown;
       try {

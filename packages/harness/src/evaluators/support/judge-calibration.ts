@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { agentOutput } from '../../core/agent.js';
 import { errorMessage } from '../../core/errors.js';
+import { itemAt } from '../../core/item-at.js';
 import { TestCase } from '../../core/testcase.js';
 import type { PluginContext } from '../../plugins/registry.js';
 import { cohenKappa } from '../../stats/agreement.js';
@@ -96,8 +97,8 @@ export interface CalibrationReport {
 export function kappaInterval(judge: readonly boolean[], human: readonly boolean[]): Interval | null {
   const b = bootstrapStatistic(judge.length, (idx) =>
     cohenKappa(
-      idx.map((i) => judge[i]),
-      idx.map((i) => human[i]),
+      idx.map((i) => itemAt(judge, i)),
+      idx.map((i) => itemAt(human, i)),
     ),
   );
   return b ? { lower: b.lower, upper: b.upper } : null;

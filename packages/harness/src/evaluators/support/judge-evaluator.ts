@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { type AgentOutput, isError, outputText } from '../../core/agent.js';
 import { errorMessage } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
+import { itemAt } from '../../core/item-at.js';
 import type { TestCase } from '../../core/testcase.js';
 import { inputText } from '../../core/testcase.js';
 import { defineEvaluator, type EvaluatorPlugin, errorResult, result } from '../base.js';
@@ -153,7 +154,8 @@ export function defineJudgeEvaluator<S extends z.ZodRawShape>(def: JudgeDefiniti
             }),
           );
           settled.forEach((s, i) => {
-            const label = judges[i].label;
+            const judge = itemAt(judges, i);
+            const label = judge.label;
             if (s.status === 'rejected') {
               const err = s.reason;
               if (err instanceof JudgeCallError) {
@@ -163,8 +165,8 @@ export function defineJudgeEvaluator<S extends z.ZodRawShape>(def: JudgeDefiniti
                   judge: label,
                   reason: `judge ${label} failed: ${errorMessage(err)}`,
                   record: {
-                    provider: judges[i].spec.provider,
-                    model: judges[i].spec.model ?? '',
+                    provider: judge.spec.provider,
+                    model: judge.spec.model ?? '',
                     prompt_version: def.promptVersion,
                     usage: { input_tokens: 0, output_tokens: 0, estimated: false },
                     cost: 0,

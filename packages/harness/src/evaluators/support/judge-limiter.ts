@@ -1,3 +1,4 @@
+import { itemAt } from '../../core/item-at.js';
 import { sleep } from '../../core/sleep.js';
 
 /** Limits for one judge model: calls in flight at once, and calls started per minute. */
@@ -87,12 +88,15 @@ export class JudgeLimiter {
     if (rpm === undefined) return;
     for (;;) {
       const now = Date.now();
-      while (this.#starts.length > 0 && now - this.#starts[0] >= 60_000) this.#starts.shift();
+      for (let oldest = this.#starts[0]; oldest !== undefined && now - oldest >= 60_000; oldest = this.#starts[0]) {
+        this.#starts.shift();
+      }
       if (this.#starts.length < rpm) {
         this.#starts.push(now);
         return;
       }
-      await sleep(60_000 - (now - this.#starts[0]) + 1, signal);
+      // At the limit, so at least one start is on record: wait until the oldest leaves the minute.
+      await sleep(60_000 - (now - itemAt(this.#starts, 0)) + 1, signal);
       if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     }
   }

@@ -2,6 +2,7 @@ import type { ModelProvider, ModelRequest, ModelRequestInput, ModelResponse } fr
 import { z } from 'zod';
 import { errorMessage } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
+import { itemAt } from '../../core/item-at.js';
 import { sleep } from '../../core/sleep.js';
 import { formatZodIssue } from '../../core/zod-issues.js';
 import type { PluginContext } from '../../plugins/registry.js';
@@ -649,7 +650,8 @@ export function combine(
   if (members === 1) {
     const v = verdicts[0];
     if (!v) {
-      const f = failures[0];
+      // One member and no verdict: it is the one failure.
+      const f = itemAt(failures, 0);
       return {
         score: 0,
         passed: false,
@@ -770,12 +772,12 @@ export function collectPanelRatings(evaluations: Iterable<{ details?: Record<str
         scores.push(new Array(cases).fill(null));
       }
     }
-    for (let j = 0; j < judges.length; j++) {
+    for (const [j, judge] of judges.entries()) {
       const entry = (panel as { judge?: string; passed?: boolean; score?: number }[]).find(
-        (p) => String(p.judge) === judges[j],
+        (p) => String(p.judge) === judge,
       );
-      passed[j].push(entry && typeof entry.passed === 'boolean' ? entry.passed : null);
-      scores[j].push(entry && typeof entry.score === 'number' ? entry.score : null);
+      itemAt(passed, j).push(entry && typeof entry.passed === 'boolean' ? entry.passed : null);
+      itemAt(scores, j).push(entry && typeof entry.score === 'number' ? entry.score : null);
     }
     cases++;
   }
@@ -798,10 +800,11 @@ export function panelAgreement(r: PanelRatings): {
   if (r.judges.length === 2) {
     const a: boolean[] = [];
     const b: boolean[] = [];
+    const [first = [], second = []] = r.passed;
     for (let i = 0; i < r.cases; i++) {
-      const x = r.passed[0][i];
-      const y = r.passed[1][i];
-      if (x !== null && y !== null) {
+      const x = first[i];
+      const y = second[i];
+      if (x !== undefined && x !== null && y !== undefined && y !== null) {
         a.push(x);
         b.push(y);
       }

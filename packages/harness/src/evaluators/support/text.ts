@@ -1,3 +1,5 @@
+import { itemAt } from '../../core/item-at.js';
+
 /** Text utilities for the similarity evaluators. */
 
 /**
@@ -22,7 +24,8 @@ export function editDistance(a: string, b: string): number {
   for (let i = 0; i < m; i++) {
     const c = b.charCodeAt(i);
     if (c < 128) {
-      ascii[c * blocks + (i >>> 5)] |= 1 << (i & 31);
+      const slot = c * blocks + (i >>> 5);
+      ascii[slot] = itemAt(ascii, slot) | (1 << (i & 31));
       continue;
     }
     let masks = peq.get(c);
@@ -30,7 +33,7 @@ export function editDistance(a: string, b: string): number {
       masks = new Int32Array(blocks);
       peq.set(c, masks);
     }
-    masks[i >>> 5] |= 1 << (i & 31);
+    masks[i >>> 5] = itemAt(masks, i >>> 5) | (1 << (i & 31));
   }
   const none = new Int32Array(blocks);
   const pv = new Int32Array(blocks).fill(-1);
@@ -44,9 +47,11 @@ export function editDistance(a: string, b: string): number {
     // Horizontal delta entering block 0 is +1: row 0 of the DP table is 0, 1, 2, ...
     let hin = 1;
     for (let k = 0; k < blocks; k++) {
-      let eq = masks === undefined ? ascii[base + k] : masks[k];
-      const p = pv[k];
-      const n = mv[k];
+      // k < blocks, the length of every mask array: each read is in range. `?? 0` (no bits set) only satisfies
+      // the checker; a bounds-checking call per word would cost a third of the kernel's time.
+      let eq = (masks === undefined ? ascii[base + k] : masks[k]) ?? 0;
+      const p = pv[k] ?? 0;
+      const n = mv[k] ?? 0;
       const xv = eq | n;
       if (hin < 0) eq |= 1;
       const xh = (((eq & p) + p) ^ p) | eq;
@@ -80,11 +85,12 @@ export function editDistanceDp(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
     for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      const substitution = a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1;
+      cur[j] = Math.min(itemAt(prev, j) + 1, itemAt(cur, j - 1) + 1, itemAt(prev, j - 1) + substitution);
     }
     prev = cur;
   }
-  return prev[b.length];
+  return itemAt(prev, b.length);
 }
 
 /** 1 - distance / longer length: 1 for equal strings, 0 for nothing in common. Two empty strings are equal. */
