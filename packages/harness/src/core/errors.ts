@@ -20,3 +20,8 @@ export function errorMessage(err: unknown): string {
 export function isErrnoException(err: unknown): err is NodeJS.ErrnoException {
   return err instanceof Error && 'code' in err && typeof err.code === 'string';
 }
+
+/** The thrown value as an Error: itself when it is one, else an Error carrying its text (for name and message). */
+export function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}

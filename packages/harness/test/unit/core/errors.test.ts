@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorMessage, isErrnoException } from '../../../src/core/errors.js';
+import { errorMessage, isErrnoException, toError } from '../../../src/core/errors.js';
 
 describe('narrowing thrown values', () => {
   it('gives the text of anything thrown, not only Errors', () => {
@@ -25,5 +25,13 @@ describe('narrowing thrown values', () => {
     expect(isErrnoException(new Error('no code'))).toBe(false);
     expect(isErrnoException({ code: 'ENOENT', message: 'not an Error' })).toBe(false);
     expect(isErrnoException(Object.assign(new Error('numeric code'), { code: 7 }))).toBe(false);
+  });
+
+  it('turns anything thrown into an Error with its text, keeping a real Error as it is', () => {
+    const original = new RangeError('out of range');
+    expect(toError(original)).toBe(original);
+    const wrapped = toError('a thrown string');
+    expect(wrapped).toBeInstanceOf(Error);
+    expect(`${wrapped.name}: ${wrapped.message}`).toBe('Error: a thrown string');
   });
 });
