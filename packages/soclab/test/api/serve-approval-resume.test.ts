@@ -293,11 +293,18 @@ describe('soclab serve: a run waiting for a person survives a restart', () => {
     return reference;
   };
 
-  describe.each(['SIGKILL', 'SIGTERM'] as const)('stopped by %s', (signal) => {
+  // Campaigns on the pool's worker threads (the default), and on the API's own event loop (campaign_workers: 0).
+  describe.each([
+    ['SIGKILL', 1],
+    ['SIGTERM', 1],
+    ['SIGTERM', 0],
+  ] as const)('stopped by %s (campaign_workers: %d)', (signal, workers) => {
     it('lists the request again, applies the decision once and completes with a verifying chain', async () => {
       const dir = tempDir('soclab-resume-');
       dirs.push(dir);
-      let s = await serve(dir);
+      const config = join(dir, 'server.yaml');
+      writeFileSync(config, `campaign_workers: ${workers}\n`);
+      let s = await serve(dir, ['--config', config]);
       let id: string;
       let pending: Json;
       let before: Json[];
@@ -309,7 +316,7 @@ describe('soclab serve: a run waiting for a person survives a restart', () => {
         await stop(s.proc, signal);
       }
 
-      s = await serve(dir);
+      s = await serve(dir, ['--config', config]);
       try {
         expect(s.stderr()).toContain('waiting for an approval kept');
         const campaign = await call(s.base, 'GET', `/api/v1/campaigns/${id}`, { as: 'viewer' });

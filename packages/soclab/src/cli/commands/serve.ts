@@ -10,7 +10,8 @@ const port = (value: string): number => {
 
 /**
  * `soclab serve`: the HTTP API (/api/v1, OpenAPI at /api/openapi.json, docs at /api/docs) and the web console.
- * Binds 127.0.0.1 unless told otherwise. Stops cleanly on SIGINT/SIGTERM (running campaigns are marked failed).
+ * Binds 127.0.0.1 unless told otherwise. Stops cleanly on SIGINT/SIGTERM (running campaigns are marked failed,
+ * except those waiting for a person: they are kept for the next start).
  */
 export function register(program: Command): void {
   program
@@ -112,5 +113,8 @@ export function register(program: Command): void {
       process.stderr.write('soclab serve: stopping\n');
       await server.close();
       await telemetry?.shutdown().catch(() => {});
+      // A campaign suspended while it waits for a person (it resumes at the next start) may still hold a timer
+      // when it ran on the server's own event loop (campaign_workers: 0): everything is stored, so end here.
+      process.exit(process.exitCode ?? 0);
     });
 }
