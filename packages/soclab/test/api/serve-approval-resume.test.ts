@@ -251,6 +251,8 @@ describe('soclab serve: a run waiting for a person survives a restart', () => {
         expect.objectContaining({ approver: 'soc-lead', decision: 'rejected' }),
       ]);
       expect(executedEvents(rEvents).filter((e) => e.payload.proposal_id === rejected.pending.proposal_id)).toEqual([]);
+      // Decided once, also across the restart.
+      expect((await decide(s.base, rejected.pending.approval_id, 'approved')).status).toBe(409);
 
       // The edited request is approved as shown, but the resumed run reaches the original proposal: refused.
       expect((await decide(s.base, tampered.pending.approval_id, 'approved')).status).toBe(200);
