@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { errorMessage } from '@aeh/harness/errors';
 import type { ModelProvider } from '@aeh/models';
 import { type CampaignRun, type CampaignProgress as RunnerProgress, runCampaign } from '../campaign/run.js';
 import { selectScenarios } from '../campaign/suite.js';
@@ -329,7 +330,7 @@ export class CampaignService {
       try {
         epochMs = reportDate(this.options.env ?? process.env).getTime();
       } catch (error) {
-        throw new CampaignRequestError('seed', (error as Error).message);
+        throw new CampaignRequestError('seed', errorMessage(error));
       }
     }
     await this.options.store.insertCampaign({
@@ -358,7 +359,7 @@ export class CampaignService {
       try {
         checkProviderSelection(soclabProviderRegistry({ env: this.options.env }), request.provider_id, request.model);
       } catch (error) {
-        throw new CampaignRequestError('provider_id', safe((error as Error).message));
+        throw new CampaignRequestError('provider_id', safe(errorMessage(error)));
       }
     } else if (request.model !== undefined) {
       throw new CampaignRequestError(
@@ -369,7 +370,7 @@ export class CampaignService {
     try {
       selectScenarios(this.corpus, { live, scenarioIds: request.scenario_ids });
     } catch (error) {
-      throw new CampaignRequestError('scenario_ids', (error as Error).message);
+      throw new CampaignRequestError('scenario_ids', errorMessage(error));
     }
     if (request.mode === 'baseline') {
       if (request.ablate) throw new CampaignRequestError('ablate', 'ablate applies to protected mode only');
@@ -388,7 +389,7 @@ export class CampaignService {
       try {
         parseApproverMode(request.approver);
       } catch (error) {
-        throw new CampaignRequestError('approver', (error as Error).message);
+        throw new CampaignRequestError('approver', errorMessage(error));
       }
     }
   }
@@ -642,7 +643,7 @@ export class CampaignService {
         ? `cancelled by ${cancelledBy}`
         : signal.aborted
           ? 'interrupted: the server stopped while the campaign was running'
-          : safe((error as Error).message ?? String(error));
+          : safe(errorMessage(error));
       if (cancelledBy) {
         // The runs it stopped keep their events; each open chain says it was cancelled, not complete.
         await sealInterruptedRuns(this.options.evidence, message, runIds).catch((e) =>

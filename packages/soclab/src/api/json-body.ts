@@ -1,3 +1,4 @@
+import { errorMessage } from '@aeh/harness/errors';
 import type { ApiApp } from './context.js';
 import { ApiError } from './errors.js';
 
@@ -76,7 +77,7 @@ export function registerStrictJsonParser(app: ApiApp): void {
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      return done(new ApiError(400, 'invalid_json', `body: ${(error as Error).message}`), undefined);
+      return done(new ApiError(400, 'invalid_json', `body: ${errorMessage(error)}`), undefined);
     }
     const forbidden = forbiddenKey(parsed, 'body');
     if (forbidden) {

@@ -8,6 +8,7 @@ import {
   type RunContext,
   type ToolCallRecordInput,
 } from '@aeh/harness';
+import { errorMessage } from '@aeh/harness/errors';
 import { withTraceparent } from '@aeh/harness/telemetry/context';
 import type { Tracing } from '@aeh/harness/telemetry/otel';
 import type { Env, ModelPrice, ModelProvider } from '@aeh/models';
@@ -226,7 +227,7 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
       try {
         scenario = getScenario(scenarioIdOf(input), corpus);
       } catch (error) {
-        return agentOutput({ error: (error as Error).message });
+        return agentOutput({ error: errorMessage(error) });
       }
       try {
         const store = await evidence();
@@ -304,7 +305,7 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
         return redact(output, DEFAULT_CANARY_PATTERNS);
       } catch (error) {
         return agentOutput({
-          error: `scenario ${scenario.id} failed: ${redactText((error as Error).message, DEFAULT_CANARY_PATTERNS)}`,
+          error: `scenario ${scenario.id} failed: ${redactText(errorMessage(error), DEFAULT_CANARY_PATTERNS)}`,
           latency: (performance.now() - t0) / 1000,
         });
       }

@@ -24,6 +24,7 @@ import type { Assessment } from '../scoring/result.js';
 import { createSoclabAgent, type SoclabAgentConfig } from './adapter.js';
 import './evaluators/index.js';
 import './metrics/index.js';
+import { errorMessage } from '@aeh/harness/errors';
 import { soclabTelemetry } from '../telemetry/session.js';
 import { soclabVersion } from '../version.js';
 import { type RunRecord, recordOf, scoredRun, trustedRecordOf } from './record.js';
@@ -204,7 +205,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     try {
       parseApproverMode(options.approver);
     } catch (error) {
-      throw new CampaignConfigError((error as Error).message);
+      throw new CampaignConfigError(errorMessage(error));
     }
   }
   const live = isLiveProvider(options.provider) || hooks.answersItself === true;
@@ -217,7 +218,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   try {
     corpus = hooks.corpus ?? loadCorpus();
   } catch (error) {
-    throw new CampaignConfigError(`invalid scenarios:\n${(error as Error).message}`);
+    throw new CampaignConfigError(`invalid scenarios:\n${errorMessage(error)}`);
   }
   // A user corpus is evidence only once its oracles are proven reachable and its incident solvable.
   const unchecked = uncheckedCorpusReason(corpus);
@@ -228,7 +229,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   try {
     selection = selectScenarios(corpus, { live, scenarioIds: options.scenarios });
   } catch (error) {
-    throw new CampaignConfigError((error as Error).message);
+    throw new CampaignConfigError(errorMessage(error));
   }
   const label = options.ablate ? `protected-without-${options.ablate}` : options.mode;
   const modeOptions: Record<string, unknown> = {};
@@ -259,7 +260,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
       tracing: telemetry?.tracing,
     });
   } catch (error) {
-    throw new CampaignConfigError((error as Error).message);
+    throw new CampaignConfigError(errorMessage(error));
   }
   const described = agent.describe?.() ?? {};
   const suite = campaignSuite(corpus, selection, {
@@ -468,6 +469,6 @@ function campaignEpochMs(): number {
   try {
     return reportDate().getTime();
   } catch (error) {
-    throw new CampaignConfigError((error as Error).message);
+    throw new CampaignConfigError(errorMessage(error));
   }
 }

@@ -3,6 +3,7 @@
  * and the exit code. Heavy modules are imported only when a command runs.
  */
 import { join, relative } from 'node:path';
+import { errorMessage } from '@aeh/harness/errors';
 import { type Command, InvalidArgumentError, Option, type OptionValues } from '@commander-js/extra-typings';
 import type { StudyRequest, StudyResult } from '../campaign/study.js';
 import { CliError, c, EXIT, safeText } from './common.js';
@@ -150,7 +151,7 @@ export async function runStudyFromOptions(
   try {
     ablate = parseAblateList(opts.ablate);
   } catch (error) {
-    throw new CliError((error as Error).message, EXIT.usage);
+    throw new CliError(errorMessage(error), EXIT.usage);
   }
   applyMcpAgentOptions(opts);
   await applyProviderModules(opts);

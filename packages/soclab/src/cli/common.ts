@@ -4,6 +4,7 @@
 
 import { colourWanted, tableStyle } from '@aeh/harness';
 import { CliError, EXIT as COMMON_EXIT } from '@aeh/harness/cli';
+import { errorMessage } from '@aeh/harness/errors';
 import Table from 'cli-table3';
 import pc from 'picocolors';
 import { DEFAULT_CANARY_PATTERNS, redact, redactText } from '../control/redaction.js';
@@ -45,7 +46,7 @@ export function printJson(value: unknown): void {
 /** Print an error the way every command does and return the exit code. */
 export function fail(err: unknown): number {
   const code = err instanceof CliError ? err.exitCode : EXIT.runtime;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   process.stderr.write(`soclab: ${safeText(message)}\n`);
   if (process.env.SOCLAB_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${safeText(err.stack)}\n`);
   return code;

@@ -1,3 +1,4 @@
+import { toError } from '@aeh/harness/errors';
 import type { ExecutionGrant } from '../contracts/grants.js';
 import type { ActionProposal } from '../contracts/proposals.js';
 import { ScopeViolationError } from '../simulator/errors.js';
@@ -139,7 +140,7 @@ export class Executor {
     try {
       result = executeTool(this.simulator, proposal.tool_name, args);
     } catch (error) {
-      const err = error instanceof Error ? error : new Error(String(error));
+      const err = toError(error);
       const code: ExecutionRefusalCode = err instanceof ScopeViolationError ? 'scope_violation' : 'tool_error';
       throw this.refuse(proposal, verified, code, `${err.name}: ${err.message}`);
     }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@aeh/harness/errors';
 import { parseContract } from '../contracts/common.js';
 import { type Obligation, PolicyDecision } from '../contracts/decisions.js';
 import type { DecisionOutcome, ExecutionStatus } from '../contracts/enums.js';
@@ -314,7 +315,7 @@ export class ControlGateway implements ProposalPort {
     try {
       engineDecision = await this.engine.decide(this.policyInput(proposal));
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.record(proposal.proposal_id, 'policy_unavailable', {
         error: redactText(message, this.patterns).slice(0, 1000),
         state_changing: stateChanging,
@@ -346,7 +347,7 @@ export class ControlGateway implements ProposalPort {
     } catch (error) {
       // An answer that breaks the decision contract is an engine failure too.
       this.record(proposal.proposal_id, 'policy_unavailable', {
-        error: `invalid policy decision: ${error instanceof Error ? error.message : String(error)}`.slice(0, 1000),
+        error: `invalid policy decision: ${errorMessage(error)}`.slice(0, 1000),
         state_changing: stateChanging,
       });
       return null;

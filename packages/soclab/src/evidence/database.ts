@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { errorMessage } from '@aeh/harness/errors';
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { ChainRow } from './hash-chain.js';
@@ -105,7 +106,7 @@ export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOp
       }
     } catch (error) {
       if (error instanceof EvidenceDatabaseMissingError) throw error;
-      throw new EvidenceDatabaseMissingError(`${file} is not a readable SQLite database: ${(error as Error).message}`);
+      throw new EvidenceDatabaseMissingError(`${file} is not a readable SQLite database: ${errorMessage(error)}`);
     }
     db = new Kysely<EvidenceDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
     location = file;

@@ -1,3 +1,4 @@
+import { errorMessage } from '@aeh/harness/errors';
 import { sql } from 'kysely';
 import { GENESIS_HASH, newUuid } from '../contracts/common.js';
 import { type AuditEventInput, type ChainVerification, EventType, type StoredAuditEvent } from '../contracts/events.js';
@@ -192,7 +193,7 @@ export class SqlEvidenceStore implements EvidenceStore {
           return stored(rows);
         });
       } catch (error) {
-        const message = String((error as Error).message);
+        const message = errorMessage(error);
         if (attempt < 5 && /unique|duplicate/i.test(message)) continue;
         // Another connection (a campaign worker thread, the API) wrote to the SQLite file after this transaction
         // read: SQLite refuses the upgrade at once without waiting (SQLITE_BUSY), so wait a moment and redo it.

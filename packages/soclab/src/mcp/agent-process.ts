@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { isErrnoException } from '@aeh/harness/errors';
 import { childEnv, DEFAULT_ENV_ALLOW, splitCommand } from '@aeh/harness/subprocess';
 import { serveLabMcpHttp } from './http.js';
 import type { McpRunSession } from './session.js';
@@ -98,7 +99,8 @@ export async function runMcpAgent(session: McpRunSession, launch: McpAgentLaunch
         detached: process.platform !== 'win32',
       });
     } catch (error) {
-      session.end('errored', `agent command could not start: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      const code = isErrnoException(error) ? error.code : undefined;
+      session.end('errored', `agent command could not start: ${code ?? 'error'}`);
       return { code: null, signal: null, stoppedByLab: false };
     }
     let spawnError: string | null = null;

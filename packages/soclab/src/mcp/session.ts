@@ -1,3 +1,4 @@
+import { toError } from '@aeh/harness/errors';
 import { z } from 'zod';
 import { contentHash, sortedJson } from '../contracts/canonical.js';
 import { formatZodIssues, IDENTIFIER_PATTERN, newUuid } from '../contracts/common.js';
@@ -261,7 +262,7 @@ export class McpRunSession {
       result = await this.o.port.propose(proposal);
     } catch (error) {
       // The port should never throw; if it does, nothing is known to have executed and the agent is told so.
-      this.turn(tool, args, 'port_error', { error: (error as Error).name }, started);
+      this.turn(tool, args, 'port_error', { error: toError(error).name }, started);
       return refusal('port_error', 'the control plane could not process the call');
     }
     this.proposals.push({ proposal, result });

@@ -1,3 +1,4 @@
+import { toError } from '@aeh/harness/errors';
 import type { ActionProposal, ProposalResult } from '../contracts/proposals.js';
 import { ProposalResult as ProposalResultSchema } from '../contracts/proposals.js';
 import { isStateChangingTool } from '../contracts/tools.js';
@@ -51,7 +52,7 @@ export class BaselinePort implements ProposalPort {
         receipt: result.kind === 'write' ? result.receipt : null,
       });
     } catch (error) {
-      const e = error as Error;
+      const e = toError(error);
       return ProposalResultSchema.parse({
         ...base,
         status: stateChanging ? 'failed_closed' : 'denied',

@@ -1,3 +1,4 @@
+import { toError } from '@aeh/harness/errors';
 import { backoffDelay, type RetryBudget, type RetryPolicy, sleep } from '@aeh/harness/retry';
 import {
   CapabilityUnsupportedError,
@@ -164,7 +165,7 @@ class Investigation {
       }
       this.stages.push('complete');
     } catch (error) {
-      const e = error as Error;
+      const e = toError(error);
       status = e instanceof StepLimitReached ? 'incomplete' : isProviderFailure(e) ? 'errored' : 'failed';
       failure = e instanceof StepLimitReached ? e.message : `${e.name}: ${e.message}`;
     }
@@ -232,7 +233,7 @@ class Investigation {
       try {
         response = await this.o.provider.generateStructured(request, this.o.signal);
       } catch (error) {
-        const e = error as Error;
+        const e = toError(error);
         const wait = this.retryWait(e, attempt);
         if (wait === null) {
           this.recordTurn(stage, null, `${e.name}: ${e.message}`);

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { SecretScrubber } from '@aeh/harness';
+import { errorMessage } from '@aeh/harness/errors';
 import { currentTraceparent } from '@aeh/harness/telemetry/context';
 import {
   CapabilityUnsupportedError,
@@ -201,7 +202,7 @@ function classify(error: unknown, signal: AbortSignal): AgentTransportError {
   }
   const code = errorCode(error);
   const name = error instanceof Error ? error.name : 'Error';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new AgentTransportError('timeout', `${name}: ${message}`, { cause: error });
   }
@@ -451,7 +452,7 @@ export class HttpAgentProvider implements ModelProvider {
             ? error
             : timeout.aborted
               ? new AgentTransportError('timeout', 'no reply in time', { cause: error })
-              : new AgentTransportError('other', error instanceof Error ? error.message : String(error));
+              : new AgentTransportError('other', errorMessage(error));
         if (timeout.aborted && e.kind !== 'too_large') {
           throw new AgentTransportError('timeout', `no reply within ${this.timeoutMs / 1000} s`, { cause: error });
         }

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 import { importModule } from '@aeh/harness';
+import { errorMessage } from '@aeh/harness/errors';
 import { formatZodIssues } from '@aeh/harness/zod-issues';
 import { ProviderCapabilities, type ProviderEntry, registerPrices, ValidationLevel } from '@aeh/models';
 import { z } from 'zod';
@@ -72,7 +73,7 @@ export async function loadProviderModules(
     try {
       mod = await importModule(file, baseDir);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       throw new ProviderModuleError(`${file}: provider module failed to load: ${message.split('\n')[0]}`);
     }
     const candidates = Object.entries(mod).filter(([, value]) => looksLikeEntry(value));

@@ -1,3 +1,4 @@
+import { errorMessage, toError } from '@aeh/harness/errors';
 import type { ModelProvider, ProviderRegistry } from '@aeh/models';
 import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
 
@@ -22,7 +23,7 @@ export async function probeProvider(
   try {
     provider = registry.get(id, model, { timeoutMs: PROBE_TIMEOUT_MS, ...(deployment ? { deployment } : {}) });
   } catch (error) {
-    return { ok: false, error: redactText((error as Error).message, DEFAULT_CANARY_PATTERNS) };
+    return { ok: false, error: redactText(errorMessage(error), DEFAULT_CANARY_PATTERNS) };
   }
   const started = performance.now();
   try {
@@ -50,7 +51,7 @@ export async function probeProvider(
     }
     return { ok: true, model: reply.model, latency_ms: performance.now() - started };
   } catch (error) {
-    const e = error as Error;
+    const e = toError(error);
     return { ok: false, error: redactText(`${e.name}: ${e.message}`, DEFAULT_CANARY_PATTERNS) };
   } finally {
     await (provider as { close?: () => Promise<void> }).close?.();

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { errorMessage } from '@aeh/harness/errors';
 import { firstZodIssue } from '@aeh/harness/zod-issues';
 import { z } from 'zod';
 import { Robustness } from '../attack/robustness.js';
@@ -332,7 +333,7 @@ export function readScorecard(path: string): Scorecard {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(`${path}: not a readable JSON file (${(error as Error).message})`);
+    throw new Error(`${path}: not a readable JSON file (${errorMessage(error)})`);
   }
   const parsed = Scorecard.safeParse(raw);
   if (!parsed.success) {

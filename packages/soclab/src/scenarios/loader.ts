@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorMessage } from '@aeh/harness/errors';
 import { PositionedDocument } from '@aeh/harness/suite-positions';
 import { nearestName } from '@aeh/models';
 import type { z } from 'zod';
@@ -98,7 +99,7 @@ export function loadIncidentFile(file: string): IncidentScenario {
   } catch (error) {
     const pos = parsed.locate(['fixture']);
     throw new ScenarioLoadError([
-      { file, line: pos?.line ?? null, col: pos?.col ?? null, message: `fixture: ${(error as Error).message}` },
+      { file, line: pos?.line ?? null, col: pos?.col ?? null, message: `fixture: ${errorMessage(error)}` },
     ]);
   }
   return r.data;

@@ -1,3 +1,4 @@
+import { errorMessage } from '@aeh/harness/errors';
 import type { AttackScenario, PlantSpec } from '../contracts/scenarios.js';
 import type { FixtureData } from '../simulator/fixture.js';
 import type { SimulatorState } from '../simulator/state.js';
@@ -113,7 +114,7 @@ export function checkPlant(plant: PlantSpec, fixture: FixtureData): string | nul
     locate(root, parsePlantPath(plant.at), plant.op);
     return null;
   } catch (error) {
-    return (error as Error).message;
+    return errorMessage(error);
   }
 }
 

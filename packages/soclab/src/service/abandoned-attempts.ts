@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { errorMessage } from '@aeh/harness/errors';
 import type { connectRedis } from '@aeh/harness/queue/redis';
 import type { QueuedJobAttempt } from '@aeh/harness/queue/worker';
 import { sealInterruptedRuns } from '../evidence/interrupted.js';
@@ -106,7 +107,7 @@ export class AttemptLedger {
     const task = this.closeEarlier(job)
       .catch((error: unknown) =>
         this.options.log(
-          `cannot close the abandoned attempt of ${job.test_id} repeat ${job.repeat}: ${(error as Error)?.message ?? String(error)}`,
+          `cannot close the abandoned attempt of ${job.test_id} repeat ${job.repeat}: ${errorMessage(error)}`,
         ),
       )
       .finally(() => this.sealing.delete(task));

@@ -1,4 +1,5 @@
 import { isMainThread, parentPort } from 'node:worker_threads';
+import { errorMessage } from '@aeh/harness/errors';
 import { runCampaign } from '../campaign/run.js';
 import type { PendingApproval } from '../contracts/approvals.js';
 import { reproducibleScope } from '../contracts/reproducible.js';
@@ -113,7 +114,7 @@ function serve(port: NonNullable<typeof parentPort>): void {
       // Structured clone keeps plain data only; a JSON round trip drops anything that is not (undefined, functions).
       send({ type: 'done', result: { run: JSON.parse(JSON.stringify(rest)) } });
     } catch (error) {
-      send({ type: 'failed', message: (error as Error)?.message ?? String(error), aborted: signal.aborted });
+      send({ type: 'failed', message: errorMessage(error), aborted: signal.aborted });
     } finally {
       controller = null;
       for (const resolve of verdicts.values()) resolve(null);

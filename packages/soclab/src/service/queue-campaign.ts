@@ -10,6 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { type RunExecutor, SecretScrubber, type SuiteLike } from '@aeh/harness';
+import { errorMessage } from '@aeh/harness/errors';
 import type { RunRecord } from '@aeh/harness/queue/protocol';
 import type { connectRedis } from '@aeh/harness/queue/redis';
 import type { PreparedRun, QueuedJobAttempt } from '@aeh/harness/queue/worker';
@@ -78,7 +79,7 @@ export async function campaignQueueExecutor(url: string, plan: CampaignQueuePlan
   try {
     await checkCampaignQueue(url);
   } catch (error) {
-    throw new CampaignConfigError((error as Error).message);
+    throw new CampaignConfigError(errorMessage(error));
   }
   const queued: QueuedCampaign = {
     kind: 'soclab-campaign',
@@ -227,7 +228,7 @@ export async function prepareQueuedCampaign(record: RunRecord, options: SoclabWo
       .noteChain(job, runId)
       .catch((error: unknown) =>
         log(
-          `soclab worker ${options.workerName}: run ${record.run_id}: could not note chain ${runId} in Redis (${(error as Error)?.message ?? String(error)}); if this worker dies now, the chain is not closed for it`,
+          `soclab worker ${options.workerName}: run ${record.run_id}: could not note chain ${runId} in Redis (${errorMessage(error)}); if this worker dies now, the chain is not closed for it`,
         ),
       );
   });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { errorMessage } from '@aeh/harness/errors';
 import { z } from 'zod';
 import { contentHash } from '../contracts/canonical.js';
 import { formatZodIssues } from '../contracts/common.js';
@@ -72,7 +73,7 @@ export function loadFixture(nameOrPath = 'identity_compromise'): Fixture {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new FixtureError(`cannot read fixture ${path}: ${(error as Error).message}`);
+    throw new FixtureError(`cannot read fixture ${path}: ${errorMessage(error)}`);
   }
   const parsed = FixtureSchema.safeParse(raw);
   if (!parsed.success) throw new FixtureError(`${path}: ${formatZodIssues(parsed.error)}`);

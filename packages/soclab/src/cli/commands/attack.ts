@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { errorMessage } from '@aeh/harness/errors';
 import type { Command } from '@commander-js/extra-typings';
 import { Option } from '@commander-js/extra-typings';
 import { CliError, c, EXIT, printJson, table } from '../common.js';
@@ -60,7 +61,7 @@ export function register(program: Command): void {
         try {
           scorecard = readScorecard(opts.scorecard);
         } catch (error) {
-          throw new CliError(`--scorecard: ${(error as Error).message}`, EXIT.usage);
+          throw new CliError(`--scorecard: ${errorMessage(error)}`, EXIT.usage);
         }
       }
       if (!/^[a-z][a-z0-9_-]{0,63}$/.test(opts.incident)) {
@@ -77,7 +78,7 @@ export function register(program: Command): void {
       try {
         parseApproverMode(opts.approver);
       } catch (error) {
-        throw new CliError(`--approver: ${(error as Error).message}`, EXIT.usage);
+        throw new CliError(`--approver: ${errorMessage(error)}`, EXIT.usage);
       }
       await import('../../modes/protected.js');
       const { registerAblationModes, ablationModeName, parseAblateList } = await import(
@@ -89,7 +90,7 @@ export function register(program: Command): void {
         try {
           controls = parseAblateList(opts.ablate);
         } catch (error) {
-          throw new CliError(`--ablate: ${(error as Error).message}`, EXIT.usage);
+          throw new CliError(`--ablate: ${errorMessage(error)}`, EXIT.usage);
         }
         if (controls.length !== 1 || controls[0] === 'labels') {
           throw new CliError(

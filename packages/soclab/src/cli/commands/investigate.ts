@@ -1,3 +1,4 @@
+import { errorMessage } from '@aeh/harness/errors';
 import { type Command, Option } from '@commander-js/extra-typings';
 import { CliError, c, EXIT, printJson, safeText } from '../common.js';
 
@@ -37,7 +38,7 @@ export function register(program: Command): void {
       try {
         getMode(opts.mode);
       } catch (error) {
-        throw new CliError((error as Error).message, EXIT.usage);
+        throw new CliError(errorMessage(error), EXIT.usage);
       }
       // Unknown, unapproved or unconfigured providers are rejected before anything runs (exit 2).
       const { approvedModelsFor, checkProviderSelection, soclabProviderRegistry } = await import(
@@ -48,7 +49,7 @@ export function register(program: Command): void {
       try {
         selection = checkProviderSelection(registry, opts.provider, opts.model);
       } catch (error) {
-        throw new CliError((error as Error).message, EXIT.usage);
+        throw new CliError(errorMessage(error), EXIT.usage);
       }
       const live = selection.entry.id !== 'mock';
       let corpus: ReturnType<typeof loadCorpus>;
@@ -62,7 +63,7 @@ export function register(program: Command): void {
       try {
         scenario = getScenario(opts.scenario ?? CLEAN_SCENARIO, corpus);
       } catch (error) {
-        throw new CliError((error as Error).message, EXIT.usage);
+        throw new CliError(errorMessage(error), EXIT.usage);
       }
       const { needsMock } = await import('../../contracts/scenarios.js');
       if (live && needsMock(scenario)) {
@@ -82,7 +83,7 @@ export function register(program: Command): void {
               costPerCallUsd: scenario.provider.cost_per_call_usd,
             });
       } catch (error) {
-        throw new CliError((error as Error).message, EXIT.usage);
+        throw new CliError(errorMessage(error), EXIT.usage);
       }
       const store = await openEvidenceStore(opts.db);
       let result: Awaited<ReturnType<typeof runScenario>>;

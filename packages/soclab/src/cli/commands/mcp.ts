@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { errorMessage } from '@aeh/harness/errors';
 import { type Command, Option } from '@commander-js/extra-typings';
 import { CliError, EXIT, safeText } from '../common.js';
 
@@ -88,7 +89,7 @@ export function register(program: Command): void {
       try {
         scenario = getScenario(opts.scenario, corpus);
       } catch (error) {
-        throw new CliError((error as Error).message, EXIT.usage);
+        throw new CliError(errorMessage(error), EXIT.usage);
       }
       if (needsMock(scenario)) {
         throw new CliError(

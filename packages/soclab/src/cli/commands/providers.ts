@@ -1,3 +1,4 @@
+import { errorMessage } from '@aeh/harness/errors';
 import type { Command } from '@commander-js/extra-typings';
 import { collect } from '../campaign-support.js';
 import { CliError, c, EXIT, printJson, table } from '../common.js';
@@ -35,7 +36,7 @@ export function register(program: Command): void {
         try {
           selected = checkProviderSelection(registry, opts.check, opts.model);
         } catch (error) {
-          throw new CliError((error as Error).message, EXIT.usage);
+          throw new CliError(errorMessage(error), EXIT.usage);
         }
         const { entry, model } = selected;
         if (!opts.probe) {

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
+import { errorMessage } from '@aeh/harness/errors';
 import { type Command, Option } from '@commander-js/extra-typings';
 import { preferProductionReact } from '../campaign-support.js';
 import { CliError, EXIT } from '../common.js';
@@ -42,7 +43,7 @@ export function register(program: Command): void {
       try {
         scorecard = readScorecard(file);
       } catch (error) {
-        throw new CliError((error as Error).message, EXIT.usage);
+        throw new CliError(errorMessage(error), EXIT.usage);
       }
       if (opts.format === 'text' || opts.format === 'html') {
         const { renderText } = await import('../../reports/text.js');

@@ -1,3 +1,4 @@
+import { errorMessage } from '@aeh/harness/errors';
 import type { Command } from '@commander-js/extra-typings';
 import { CliError, c, EXIT, printJson, table } from '../common.js';
 
@@ -24,7 +25,7 @@ export function register(program: Command): void {
         try {
           s = getScenario(id, corpus);
         } catch (error) {
-          throw new CliError((error as Error).message, EXIT.usage);
+          throw new CliError(errorMessage(error), EXIT.usage);
         }
         if (opts.json) return printJson({ ...s, source: corpus.sources.get(s.id) });
         process.stdout.write(`${c.bold(`${s.id} ${s.title}`)} (version ${s.version})\n`);

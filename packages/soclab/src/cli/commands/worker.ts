@@ -1,3 +1,4 @@
+import { errorMessage } from '@aeh/harness/errors';
 import type { Command } from '@commander-js/extra-typings';
 import { positiveInt } from '../campaign-support.js';
 import { CliError, EXIT } from '../common.js';
@@ -45,7 +46,7 @@ export function register(program: Command): void {
       try {
         checkRedisUrl(flags.queue);
       } catch (error) {
-        throw new CliError((error as Error).message, EXIT.usage);
+        throw new CliError(errorMessage(error), EXIT.usage);
       }
       const [{ WorkerHost }, { prepareQueuedCampaign, SOCLAB_RUNNER }] = await Promise.all([
         import('@aeh/harness/queue/worker'),

@@ -1,3 +1,4 @@
+import { errorMessage } from '@aeh/harness/errors';
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { z } from 'zod';
 import { formatZodIssues, IDENTIFIER_PATTERN } from '../../contracts/common.js';
@@ -147,12 +148,9 @@ export class CedarPolicyEngine implements PolicyEngine {
         ...(this.validateRequests ? { preparsedSchemaName: this.schemaName, validateRequest: true } : {}),
       });
     } catch (error) {
-      throw new PolicyUnavailableError(
-        `policy engine error: ${error instanceof Error ? error.message : String(error)}`,
-        {
-          cause: error,
-        },
-      );
+      throw new PolicyUnavailableError(`policy engine error: ${errorMessage(error)}`, {
+        cause: error,
+      });
     }
     return this.interpret(answer, riskTierOf(parsed.data));
   }
@@ -413,7 +411,7 @@ function readAnnotations(effect: string, annotations: Record<string, string>, so
     try {
       raw = JSON.parse(annotations.obligations);
     } catch (error) {
-      return `${source}: policy ${id} @obligations is not JSON (${(error as Error).message})`;
+      return `${source}: policy ${id} @obligations is not JSON (${errorMessage(error)})`;
     }
     const parsed = ObligationList.safeParse(raw);
     if (!parsed.success) return `${source}: policy ${id} @obligations: ${formatZodIssues(parsed.error)}`;

@@ -1,3 +1,4 @@
+import { errorMessage, toError } from '@aeh/harness/errors';
 import type { Obligation } from '../../contracts/decisions.js';
 import type { DecisionOutcome, RiskTier } from '../../contracts/enums.js';
 import type { PolicyInput, PolicyInputData } from './input.js';
@@ -81,8 +82,7 @@ export async function decideOrFailClosed(
   try {
     return { decision: await engine.decide(input), error: null };
   } catch (error) {
-    const err = error instanceof Error ? error : new Error(String(error));
-    return { decision: failClosedDecision(input, engine.version), error: err };
+    return { decision: failClosedDecision(input, engine.version), error: toError(error) };
   }
 }
 
@@ -111,7 +111,7 @@ export function withDeadline(engine: PolicyEngine, timeoutMs: number): PolicyEng
         return decision;
       } catch (error) {
         if (error instanceof PolicyUnavailableError) throw error;
-        throw new PolicyUnavailableError(`policy engine failed: ${error instanceof Error ? error.message : error}`, {
+        throw new PolicyUnavailableError(`policy engine failed: ${errorMessage(error)}`, {
           cause: error,
         });
       } finally {

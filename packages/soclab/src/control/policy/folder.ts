@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorMessage } from '@aeh/harness/errors';
 import { firstZodIssue } from '@aeh/harness/zod-issues';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../../contracts/canonical.js';
@@ -74,7 +75,7 @@ export function readPolicyFolder(dir: string): PolicyFolder {
     try {
       raw = JSON.parse(manifestText);
     } catch (error) {
-      throw new PolicyLoadError(`${manifestPath}: not valid JSON (${(error as Error).message})`);
+      throw new PolicyLoadError(`${manifestPath}: not valid JSON (${errorMessage(error)})`);
     }
     const parsed = Manifest.safeParse(raw);
     if (!parsed.success) {

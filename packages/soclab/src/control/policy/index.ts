@@ -1,3 +1,4 @@
+import { errorMessage } from '@aeh/harness/errors';
 import { type CedarEngineOptions, CedarPolicyEngine } from './cedar-engine.js';
 import { type PolicyEngine, PolicyLoadError, unavailableEngine, withDeadline } from './engine.js';
 
@@ -27,10 +28,7 @@ export function loadPolicyEngine(options: CedarEngineOptions & { timeoutMs?: num
     const engine = CedarPolicyEngine.load(options);
     return { engine: withDeadline(engine, options.timeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS), error: null };
   } catch (error) {
-    const loadError =
-      error instanceof PolicyLoadError
-        ? error
-        : new PolicyLoadError(error instanceof Error ? error.message : String(error));
+    const loadError = error instanceof PolicyLoadError ? error : new PolicyLoadError(errorMessage(error));
     return { engine: unavailableEngine(`policy could not be loaded: ${loadError.message}`), error: loadError };
   }
 }

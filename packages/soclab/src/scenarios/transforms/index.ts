@@ -1,3 +1,4 @@
+import { errorMessage } from '@aeh/harness/errors';
 import { base64Transform } from './base64.js';
 import { hexTransform } from './hex.js';
 import { homoglyphsTransform } from './homoglyphs.js';
@@ -71,6 +72,6 @@ export function checkTransformChain(chain: readonly string[], plants: number): s
     applyTransformChain('check the chain on this sample text', chain, plants);
     return null;
   } catch (error) {
-    return (error as Error).message;
+    return errorMessage(error);
   }
 }
