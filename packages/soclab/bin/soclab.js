@@ -2,6 +2,13 @@
 // The bundled CLI (dist/bundle, scripts/build-bundles.mjs) loads a few files instead of ~1,100 modules. It is used
 // only while it is newer than the tsc builds it came from; after a `tsc -b` alone the tsc output runs instead.
 import { statSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+
+// Cedar's 4 MB WebAssembly module: V8 compiles each function with its baseline compiler (Liftoff) on first call and
+// then recompiles the hot ones with TurboFan. A demo or campaign ends before that pays back (fresh `soclab demo`:
+// 0.68x the CPU without it; a 10-repeat campaign: 0.93x), so those run Liftoff code only. The long-lived processes
+// keep tiering up: their steady decision rate is ~1.6x higher with it. Set before anything compiles the module.
+if (!['serve', 'worker', 'mcp'].includes(process.argv[2] ?? '')) setFlagsFromString('--liftoff-only');
 
 const mtime = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? Number.NaN;
 const built = ['../dist/.tsbuildinfo', '../../harness/dist/.tsbuildinfo', '../../models/dist/.tsbuildinfo'].map(mtime);

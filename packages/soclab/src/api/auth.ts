@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Role, TokenConfig } from './config.js';
+import { ApiError } from './errors.js';
 
 /** What a role may do. Approving is kept apart from starting campaigns (separation of duties); admin does all. */
 export type Permission = 'read' | 'run' | 'approve' | 'admin';
@@ -24,6 +25,23 @@ export interface Principal {
 export const can = (principal: Principal, permission: Permission): boolean =>
   ROLE_PERMISSIONS[principal.role].includes(permission);
 
+/**
+ * The caller of a route that declares a permission. Access control sets it before the handler runs; were it
+ * missing (a route registered outside that hook), the request is refused as unauthenticated, never served.
+ */
+export function callerOf(request: { readonly principal: Principal | null }): Principal {
+  if (!request.principal) {
+    throw new ApiError(
+      401,
+      'unauthenticated',
+      'a valid bearer token is required (Authorization: Bearer <token>)',
+      undefined,
+      { 'www-authenticate': 'Bearer realm="soclab"' },
+    );
+  }
+  return request.principal;
+}
+
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 /**
@@ -35,7 +53,13 @@ export class TokenRegistry {
 
   constructor(tokens: readonly TokenConfig[]) {
     this.entries = tokens.map((t) => {
-      const digest = t.token_sha256 ? Buffer.from(t.token_sha256, 'hex') : sha256(t.token!);
+      const digest = t.token_sha256
+        ? Buffer.from(t.token_sha256, 'hex')
+        : t.token !== undefined
+          ? sha256(t.token)
+          : undefined;
+      // The config schema requires one of the two; a token with neither is refused here, never matched.
+      if (!digest) throw new Error(`api token '${t.name}': give token or token_sha256`);
       return { digest, principal: { name: t.name, role: t.role, key: `t:${digest.toString('hex').slice(0, 16)}` } };
     });
   }
@@ -47,9 +71,9 @@ export class TokenRegistry {
   /** The principal for an `Authorization` header value, or null (missing, malformed or unknown token). */
   authenticate(header: string | undefined): Principal | null {
     if (typeof header !== 'string') return null;
-    const match = /^Bearer[ \t]+([\x21-\x7e]{1,512})[ \t]*$/i.exec(header);
-    if (!match) return null;
-    const presented = sha256(match[1]!);
+    const [, token] = /^Bearer[ \t]+([\x21-\x7e]{1,512})[ \t]*$/i.exec(header) ?? [];
+    if (token === undefined) return null;
+    const presented = sha256(token);
     let found: Principal | null = null;
     for (const entry of this.entries) {
       if (timingSafeEqual(entry.digest, presented) && found === null) found = entry.principal;

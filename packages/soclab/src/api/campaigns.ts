@@ -198,10 +198,14 @@ export async function findResumableCampaigns(store: ApiStore): Promise<Resumable
   );
   const rows = await store.approvalsOf(candidates.map((c) => c.campaign_id));
   const complete = (r: ApprovalRow) => r.proposal !== null && r.proposal_hash !== null;
-  const ids = new Set(rows.filter((r) => r.outcome === 'pending' && complete(r)).map((r) => r.campaign_id!));
+  // A request outside any campaign (campaign_id null) has nothing to resume.
+  const ids = new Set(
+    rows.flatMap((r) => (r.outcome === 'pending' && complete(r) && r.campaign_id !== null ? [r.campaign_id] : [])),
+  );
   const requests: PersistedRequest[] = [];
   for (const r of rows) {
-    if (!ids.has(r.campaign_id!) || !complete(r)) continue;
+    const proposalHash = r.proposal_hash;
+    if (r.campaign_id === null || !ids.has(r.campaign_id) || r.proposal === null || proposalHash === null) continue;
     if (r.outcome !== 'pending' && r.outcome !== 'approved' && r.outcome !== 'rejected' && r.outcome !== 'expired') {
       continue;
     }
@@ -219,7 +223,7 @@ export async function findResumableCampaigns(store: ApiStore): Promise<Resumable
         deadline: r.deadline,
         scope: r.scope,
       },
-      proposal_hash: r.proposal_hash!,
+      proposal_hash: proposalHash,
       outcome: r.outcome,
       approver_id: r.approver_id,
       reason: r.reason,
@@ -227,7 +231,7 @@ export async function findResumableCampaigns(store: ApiStore): Promise<Resumable
   }
   const runIds = await store.campaignRuns([...ids]);
   // The asking runs' chains, even if the note of their first write did not reach the store before a crash.
-  for (const r of rows) if (ids.has(r.campaign_id!)) runIds.add(r.run_id);
+  for (const r of rows) if (r.campaign_id !== null && ids.has(r.campaign_id)) runIds.add(r.run_id);
   return { campaignIds: ids, runIds, requests };
 }
 
@@ -343,7 +347,7 @@ export class CampaignService {
     });
     this.queue.push(campaignId);
     this.pump();
-    return (await this.get(campaignId))!;
+    return await this.stored(campaignId);
   }
 
   private async freshSeed(): Promise<number> {
@@ -427,6 +431,13 @@ export class CampaignService {
     return row ? this.view(row) : null;
   }
 
+  /** The view of a campaign this service has just written: its row missing is a store failure, named. */
+  private async stored(campaignId: string): Promise<CampaignView> {
+    const view = await this.get(campaignId);
+    if (!view) throw new Error(`campaign ${campaignId} is missing from the store just after it was written`);
+    return view;
+  }
+
   async list(options: { limit: number; offset: number; status?: CampaignStatus }): Promise<CampaignView[]> {
     return (await this.options.store.listCampaigns(options)).map((r) => this.view(r));
   }
@@ -446,11 +457,11 @@ export class CampaignService {
     const now = () => new Date().toISOString();
     const error = `cancelled by ${by}`;
     const queued = this.queue.indexOf(campaignId);
+    const job = this.running.get(campaignId);
     if (queued >= 0) {
       this.queue.splice(queued, 1);
       await this.options.store.updateCampaign(campaignId, { status: 'cancelled', finished_at: now(), error });
-    } else if (this.running.has(campaignId)) {
-      const job = this.running.get(campaignId)!;
+    } else if (job) {
       this.cancelledBy.set(campaignId, by);
       job.controller.abort();
       // Runs waiting for a person would otherwise wait out their timeout.
@@ -470,12 +481,13 @@ export class CampaignService {
     } else {
       throw new CampaignStateError(row.status, `campaign ${campaignId} is already ${row.status}`);
     }
-    return (await this.get(campaignId))!;
+    return await this.stored(campaignId);
   }
 
   private pump(): void {
-    while (!this.closed && this.running.size < this.options.maxRunning && this.queue.length > 0) {
-      const id = this.queue.shift()!;
+    while (!this.closed && this.running.size < this.options.maxRunning) {
+      const id = this.queue.shift();
+      if (id === undefined) break;
       const controller = new AbortController();
       const done = this.execute(id, controller.signal)
         .catch((error) => this.options.log?.(`campaign ${id}: ${safe(String(error))}`))

@@ -1,4 +1,5 @@
 import { errorMessage } from '@aeh/harness/errors';
+import { itemAt } from '@aeh/harness/item-at';
 import type { ApiApp } from './context.js';
 import { ApiError } from './errors.js';
 
@@ -8,7 +9,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 function firstInvalidByte(bytes: Buffer): number {
   let i = 0;
   while (i < bytes.length) {
-    const lead = bytes[i]!;
+    const lead = itemAt(bytes, i);
     if (lead < 0x80) {
       i += 1;
       continue;
@@ -81,7 +82,7 @@ export function registerStrictJsonParser(app: ApiApp): void {
     }
     const forbidden = forbiddenKey(parsed, 'body');
     if (forbidden) {
-      const path = forbidden.split(':')[0]!;
+      const [path = forbidden] = forbidden.split(':');
       return done(
         new ApiError(400, 'forbidden_key', forbidden, [{ path, message: forbidden.slice(path.length + 2) }]),
         undefined,

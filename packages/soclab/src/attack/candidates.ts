@@ -75,9 +75,10 @@ export function placements(corpus: ScenarioCorpus): Placement[] {
   const out = new Map<string, Placement>();
   for (const s of corpus.attacks) {
     const plants = s.untrusted_payload?.plant ?? [];
-    if (plants.length !== 1) continue;
+    const [only] = plants;
+    if (!only || plants.length !== 1) continue;
     const key = JSON.stringify(plants);
-    if (!out.has(key)) out.set(key, { name: `${plants[0]!.op} ${plants[0]!.at} (as in ${s.id})`, plants });
+    if (!out.has(key)) out.set(key, { name: `${only.op} ${only.at} (as in ${s.id})`, plants });
   }
   return [...out.values()];
 }

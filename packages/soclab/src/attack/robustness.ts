@@ -90,13 +90,11 @@ export function withRobustness(scorecard: Scorecard, report: AttackReport): Scor
       tries: report.tries,
       success_within_budget: rate(successes, searches.length),
       goals_won: goalsWon,
-      cheapest: report.goals
-        .filter((g) => g.cheapest_success !== null)
-        .map((g) => ({
-          goal: g.goal,
-          transforms: [...g.cheapest_success!.transforms],
-          placement: g.cheapest_success!.placement,
-        })),
+      cheapest: report.goals.flatMap((g) =>
+        g.cheapest_success
+          ? [{ goal: g.goal, transforms: [...g.cheapest_success.transforms], placement: g.cheapest_success.placement }]
+          : [],
+      ),
       stopped_by: Object.fromEntries(Object.entries(stopped).sort(([a], [b]) => a.localeCompare(b))),
     },
     same_configuration: same,

@@ -1,4 +1,5 @@
 import { type Interval, seededRandom, wilson } from '@aeh/harness';
+import { itemAt } from '@aeh/harness/item-at';
 import type { ModelProvider } from '@aeh/models';
 import { sha256Hex } from '../contracts/canonical.js';
 import type { AuthorityLevel } from '../contracts/enums.js';
@@ -109,7 +110,7 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
+    [out[i], out[j]] = [itemAt(out, j), itemAt(out, i)];
   }
   return out;
 }
@@ -123,7 +124,8 @@ function tryScenario(goal: AttackGoal, c: Candidate, attempt: number): AttackSce
     ...s,
     id: variantId(s.id, [`adaptive${attempt}`, ...c.transforms]),
     untrusted_payload: Object.freeze({
-      location: c.placement.plants[0]!.at,
+      // A placement is one plant (placements() keeps only single-plant attacks).
+      location: itemAt(c.placement.plants, 0).at,
       fixture_flag: null,
       injection: null,
       text: c.text,
@@ -153,9 +155,15 @@ async function searchGoal(
     if (pool.length === 0) break;
     const score = (c: Candidate) =>
       (readPlacements.has(c.placement.name) ? 2 : 0) + (followedTexts.has(textKey(c)) ? 1 : 0);
+    // The first candidate with the highest score.
     let best = 0;
-    for (let i = 1; i < pool.length; i++) if (score(pool[i]!) > score(pool[best]!)) best = i;
-    const candidate = pool.splice(best, 1)[0]!;
+    let bestScore = Number.NEGATIVE_INFINITY;
+    for (const [i, c] of pool.entries()) {
+      const s = score(c);
+      if (s > bestScore) [best, bestScore] = [i, s];
+    }
+    const [candidate] = pool.splice(best, 1);
+    if (!candidate) break;
     const scenario = tryScenario(goal, candidate, attempt);
     const runId = `attack-${sha256Hex(`${options.seed}:${goal.key}:${restart}:${attempt}`).slice(0, 16)}`;
     const result = await runScenario({

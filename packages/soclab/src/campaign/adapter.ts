@@ -311,7 +311,7 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
       }
     },
     async close() {
-      if (ownStore && (store || opening)) await (store ?? (await opening!)).close();
+      if (ownStore) await (store ?? (await opening))?.close();
       await (liveProvider as { close?: () => Promise<void> } | null)?.close?.();
     },
   };

@@ -206,7 +206,8 @@ async function runIncidentStudies(
     rows.push(incidentRow(incident, out, last.scorecards.main));
   }
   process.stdout.write(`\n${writeIncidentBreakdown(opts.out, rows).join('\n')}\n`);
-  return last!;
+  if (!last) throw new CliError('--incident names no incident', EXIT.usage);
+  return last;
 }
 
 /**
@@ -379,10 +380,10 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
   out(`  one-page PDF: npx soclab report ${rel(result.reports.main.scorecard)}`);
   out(`${c.bold('Harness runs')}`);
   const runs = [result.baseline, result.main, ...result.ablations.map((a) => a.run)].filter((r) => r !== null);
-  for (const r of runs) out(`  ${r!.info.label.padEnd(width)} ${rel(r!.runDir)}`);
+  for (const r of runs) out(`  ${r.info.label.padEnd(width)} ${rel(r.runDir)}`);
   if (result.baseline)
     out(`  compare them: npx harness compare ${rel(result.baseline.runDir)} ${rel(result.main.runDir)}`);
-  out(`  browse them : npx harness view ${runs.map((r) => rel(r!.runDir)).join(' ')}`);
+  out(`  browse them : npx harness view ${runs.map((r) => rel(r.runDir)).join(' ')}`);
   if (main.gate_failures.length > 0 || main.critical_failures.length > 0) process.exitCode = EXIT.gate;
   if (errored.count > 0) process.exitCode = EXIT.errored;
   return result;

@@ -13,6 +13,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
+import { itemAt } from '@aeh/harness/item-at';
 
 interface Scope {
   readonly seed: number;
@@ -62,8 +63,8 @@ export function seededUuid(stream: ReproducibleStream = 'main'): string | null {
   const scope = current.getStore();
   if (!scope) return null;
   const b = digest(scope, `id:${stream}`, next(scope, `id:${stream}`)).subarray(0, 16);
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
+  b[6] = (itemAt(b, 6) & 0x0f) | 0x40;
+  b[8] = (itemAt(b, 8) & 0x3f) | 0x80;
   const hex = b.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -292,7 +292,7 @@ export class ApprovalInbox {
     if (approver === '') throw new RangeError('approver id must not be empty');
     const proposal = waiting.entry.proposal;
     if (isRequester(approver, proposal)) throw new SelfApprovalError();
-    return this.settle(approvalId, decision, approver, reason)!;
+    return this.settleWaiting(approvalId, waiting, decision, approver, reason);
   }
 
   /** Stop waiting on every request (of one campaign, or all): the runs go on without approval. */
@@ -309,7 +309,8 @@ export class ApprovalInbox {
   suspend(campaignId: string): number {
     const ids = this.pending({ campaign_id: campaignId }).map((e) => e.approval_id);
     for (const id of ids) {
-      clearTimeout(this.waiting.get(id)!.timer);
+      const waiting = this.waiting.get(id);
+      if (waiting) clearTimeout(waiting.timer);
       this.waiting.delete(id);
     }
     return ids.length;
@@ -322,7 +323,16 @@ export class ApprovalInbox {
     reason: string | null,
   ): InboxSettlement | null {
     const waiting = this.waiting.get(approvalId);
-    if (!waiting) return null;
+    return waiting ? this.settleWaiting(approvalId, waiting, outcome, approverId, reason) : null;
+  }
+
+  private settleWaiting(
+    approvalId: string,
+    waiting: Waiting,
+    outcome: InboxOutcome,
+    approverId: string | null,
+    reason: string | null,
+  ): InboxSettlement {
     clearTimeout(waiting.timer);
     this.waiting.delete(approvalId);
     this.settled.set(approvalId, outcome);
@@ -360,7 +370,9 @@ function verdictOf(
   reason: string | null,
 ): ApproverVerdict | null {
   if (outcome === 'approved' || outcome === 'rejected') {
-    return { approver_id: approverId!, decision: outcome, reason: reason ?? '' };
+    // A person's decision always names them (decide() requires it); a stored one that does not is refused.
+    if (approverId === null) throw new Error(`approval ${entry.approval_id} is ${outcome} but names no approver`);
+    return { approver_id: approverId, decision: outcome, reason: reason ?? '' };
   }
   if (outcome === 'expired') {
     return { approver_id: EXPIRED_APPROVER, decision: 'rejected', reason: `no decision before ${entry.deadline}` };

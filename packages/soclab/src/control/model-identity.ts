@@ -28,8 +28,8 @@ export function modelMatches(approved: string, returned: string): boolean {
   if (a === '' || r === '') return false;
   if (a === r) return true;
   const bases = [a];
-  const alias = /^(.+)-(?:latest|0)$/.exec(a);
-  if (alias) bases.push(alias[1]!);
+  const [, aliasBase] = /^(.+)-(?:latest|0)$/.exec(a) ?? [];
+  if (aliasBase !== undefined) bases.push(aliasBase);
   return bases.some((base) => r.startsWith(base) && DATE_SUFFIX.test(r.slice(base.length)));
 }
 

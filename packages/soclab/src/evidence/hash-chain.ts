@@ -79,8 +79,7 @@ export function verifyRows(runId: string, rows: readonly ChainRow[]): ChainVerif
     first_invalid_sequence: sequence,
     reason,
   });
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
+  for (const [i, row] of rows.entries()) {
     const expected = i + 1;
     if (row.sequence !== expected) return fail(expected, `expected sequence ${expected}, found ${row.sequence}`);
     if (row.run_id !== runId) return fail(expected, `foreign run id ${row.run_id}`);

@@ -1,3 +1,4 @@
+import { itemAt } from '@aeh/harness/item-at';
 import { GENESIS_HASH, newUuid } from '../contracts/common.js';
 import type { StoredAuditEvent } from '../contracts/events.js';
 import { seededNow, seededUuid } from '../contracts/reproducible.js';
@@ -58,9 +59,9 @@ export function resumingStore(inner: EvidenceStore): EvidenceStore {
       const out: StoredAuditEvent[] = [];
       let i = 0;
       for (; i < events.length && prefix.next < prefix.rows.length; i += 1) {
-        const e = events[i]!;
-        const stored = prefix.rows[prefix.next]!;
-        const previous = prefix.next === 0 ? GENESIS_HASH : prefix.rows[prefix.next - 1]!.event_hash;
+        const e = itemAt(events, i);
+        const stored = itemAt(prefix.rows, prefix.next);
+        const previous = prefix.next === 0 ? GENESIS_HASH : itemAt(prefix.rows, prefix.next - 1).event_hash;
         // The same seeded readings the store takes for an append (evidence/store.ts), in the same order.
         const row = linkRow({
           event_id: e.event_id ?? seededUuid('evidence') ?? newUuid(),
@@ -89,7 +90,11 @@ export function resumingStore(inner: EvidenceStore): EvidenceStore {
     get location() {
       return inner.location;
     },
-    append: async (runId, event) => (await appendMany(runId, [event]))[0]!,
+    append: async (runId, event) => {
+      const [stored] = await appendMany(runId, [event]);
+      if (!stored) throw new Error(`appending to run ${runId} stored no event`);
+      return stored;
+    },
     appendMany,
     events: (runId) => inner.events(runId),
     rows: (runId) => inner.rows(runId),

@@ -1,4 +1,5 @@
 import { errorMessage } from '@aeh/harness/errors';
+import { itemAt } from '@aeh/harness/item-at';
 import { sql } from 'kysely';
 import { GENESIS_HASH, newUuid } from '../contracts/common.js';
 import { type AuditEventInput, type ChainVerification, EventType, type StoredAuditEvent } from '../contracts/events.js';
@@ -119,7 +120,8 @@ export class SqlEvidenceStore implements EvidenceStore {
 
   async append(runId: string, event: NewEvent): Promise<StoredAuditEvent> {
     const [stored] = await this.appendMany(runId, [event]);
-    return stored!;
+    if (!stored) throw new Error(`appending to run ${runId} stored no event`);
+    return stored;
   }
 
   async appendMany(runId: string, events: readonly NewEvent[]): Promise<StoredAuditEvent[]> {
@@ -136,13 +138,13 @@ export class SqlEvidenceStore implements EvidenceStore {
       for (const [i, e] of events.entries()) {
         sequence += 1;
         const row = linkRow({
-          event_id: ids[i]!,
+          event_id: itemAt(ids, i),
           run_id: runId,
           sequence,
           event_type: e.event_type,
           payload: e.payload,
           previous_hash: previous,
-          recorded_at: times[i]!,
+          recorded_at: itemAt(times, i),
         });
         previous = row.event_hash;
         rows.push(row);
@@ -152,7 +154,7 @@ export class SqlEvidenceStore implements EvidenceStore {
     // The payloads are the caller's (already JSON); no need to parse the stored text back.
     const stored = (rows: readonly ChainRow[]) =>
       rows.map(
-        (row, i) => Object.freeze({ ...rowToEventHeader(row), payload: events[i]!.payload }) as StoredAuditEvent,
+        (row, i) => Object.freeze({ ...rowToEventHeader(row), payload: itemAt(events, i).payload }) as StoredAuditEvent,
       );
     // A concurrent writer on the same run (PostgreSQL) loses the unique (run_id, sequence) race; retry then.
     for (let attempt = 0; ; attempt++) {

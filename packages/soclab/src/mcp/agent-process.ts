@@ -73,8 +73,8 @@ export async function runMcpAgent(session: McpRunSession, launch: McpAgentLaunch
     }
     return { code: null, signal: null, stoppedByLab: false };
   }
-  const words = splitCommand(launch.command);
-  if (words.length === 0) {
+  const [program, ...programArgs] = splitCommand(launch.command);
+  if (program === undefined) {
     session.end('errored', 'agent command is empty');
     return { code: null, signal: null, stoppedByLab: false };
   }
@@ -92,7 +92,7 @@ export async function runMcpAgent(session: McpRunSession, launch: McpAgentLaunch
     });
     let child: ChildProcess;
     try {
-      child = spawn(words[0]!, words.slice(1), {
+      child = spawn(program, programArgs, {
         cwd: launch.cwd,
         env,
         stdio: ['ignore', 'ignore', 'ignore'],

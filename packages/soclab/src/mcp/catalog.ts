@@ -54,7 +54,7 @@ export interface LabToolDescriptor {
 const titleOf = (name: string): string =>
   name
     .split('_')
-    .map((w, i) => (i === 0 ? w[0]!.toUpperCase() + w.slice(1) : w))
+    .map((w, i) => (i === 0 ? w.charAt(0).toUpperCase() + w.slice(1) : w))
     .join(' ');
 
 function simulatorTool(tool: ToolDefinition): LabToolDescriptor {

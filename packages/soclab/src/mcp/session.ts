@@ -118,7 +118,7 @@ export class McpRunSession {
   readonly limits: McpLimits;
   /** Resolves once the run has ended (finding submitted, limit, abort, or `end()`). */
   readonly done: Promise<void>;
-  private resolveDone!: () => void;
+  private readonly resolveDone: () => void;
   private readonly agentId: string;
   private readonly delegatedUserId: string;
   private readonly evidence = new Map<string, EvidenceRef>();
@@ -142,9 +142,12 @@ export class McpRunSession {
     this.limits = McpLimits.parse(o.limits ?? {});
     this.agentId = o.agentId ?? 'soc-investigator';
     this.delegatedUserId = o.delegatedUserId ?? 'analyst-1';
+    // The executor runs synchronously, so `settle` is the promise's resolver by the time it is stored.
+    let settle = (): void => undefined;
     this.done = new Promise<void>((resolve) => {
-      this.resolveDone = resolve;
+      settle = resolve;
     });
+    this.resolveDone = settle;
     const title = typeof o.alert.title === 'string' && o.alert.title.trim() ? o.alert.title : 'alert';
     this.register('alert', 'alert', o.alert, title);
     this.timer = setTimeout(
@@ -239,7 +242,10 @@ export class McpRunSession {
   private async propose(tool: string, args: Record<string, unknown>, started: number): Promise<LabToolResult> {
     const stateChanging = isStateChangingTool(tool);
     // A read cites the alert; a response action cites everything the agent has been shown so far.
-    const refs = stateChanging ? [...this.evidence.values()] : [this.evidence.get('alert')!];
+    const alert = this.evidence.get('alert');
+    // The alert is registered when the session is built, so a read always has it to cite.
+    if (!alert) throw new Error('the alert evidence is not registered');
+    const refs = stateChanging ? [...this.evidence.values()] : [alert];
     const parsed = ActionProposal.safeParse({
       agent_id: this.agentId,
       delegated_user_id: this.delegatedUserId,
@@ -326,7 +332,8 @@ export class McpRunSession {
       claims,
       techniques: plan.techniques,
       confidence: plan.confidence,
-      evidence_refs: cited.length > 0 ? cited.map((id) => this.evidence.get(id)!) : [...this.evidence.values()],
+      evidence_refs:
+        cited.length > 0 ? cited.flatMap((id) => this.evidence.get(id) ?? []) : [...this.evidence.values()],
     };
     this.turn(SUBMIT_FINDING, args, null, { accepted: true }, started, 'stop');
     this.stages.push('complete');

@@ -1,3 +1,4 @@
+import { itemAt } from '@aeh/harness/item-at';
 import { parseContract } from '../contracts/common.js';
 import type { ProposalResult } from '../contracts/proposals.js';
 import { ActionProposal } from '../contracts/proposals.js';
@@ -23,7 +24,8 @@ export function tamperCopy(runId: string, rows: readonly ChainRow[]) {
     return { verified: false, first_invalid_sequence: null, reason: 'empty chain', sequence: null };
   const copy = rows.map((r) => ({ ...r }));
   const index = Math.floor(copy.length / 2);
-  const target = copy[index]!;
+  // Non-empty (returned above), so the middle row exists.
+  const target = itemAt(copy, index);
   const payload = JSON.parse(target.payload) as Record<string, unknown>;
   payload.tampered = true;
   target.payload = JSON.stringify(payload);

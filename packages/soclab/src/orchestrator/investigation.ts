@@ -207,6 +207,18 @@ class Investigation {
     return ref;
   }
 
+  /** The refs issued in this run for these ids, in order; an id never issued has none. */
+  private issued(ids: readonly string[]): EvidenceRef[] {
+    return ids.flatMap((id) => this.evidence.get(id) ?? []);
+  }
+
+  /** The alert's ref, registered before the first stage runs. */
+  private alertRef(): EvidenceRef {
+    const ref = this.evidence.get('alert');
+    if (!ref) throw new Error('the alert evidence is not registered: collection stages run only after the alert');
+    return ref;
+  }
+
   /** One model turn: build the request, call the provider, record the turn, return the structured payload. */
   private async ask(stage: WorkingStage): Promise<Record<string, unknown>> {
     // Retried attempts are on the chain but are not steps: a rate-limited vendor does not shorten the run.
@@ -234,8 +246,9 @@ class Investigation {
         response = await this.o.provider.generateStructured(request, this.o.signal);
       } catch (error) {
         const e = toError(error);
+        const retry = this.o.retry;
         const wait = this.retryWait(e, attempt);
-        if (wait === null) {
+        if (wait === null || retry === undefined) {
           this.recordTurn(stage, null, `${e.name}: ${e.message}`);
           throw e instanceof ProviderError ? e : new ProviderError(e.message);
         }
@@ -243,9 +256,9 @@ class Investigation {
         this.recordTurn(
           stage,
           null,
-          `${e.name}: ${e.message} (attempt ${attempt} of ${this.o.retry!.policy.maxAttempts}; retrying in ${(wait / 1000).toFixed(1)} s)`,
+          `${e.name}: ${e.message} (attempt ${attempt} of ${retry.policy.maxAttempts}; retrying in ${(wait / 1000).toFixed(1)} s)`,
         );
-        await (this.o.retry!.sleep ?? sleep)(wait, this.o.signal);
+        await (retry.sleep ?? sleep)(wait, this.o.signal);
         if (this.o.signal?.aborted) throw e;
       }
     }
@@ -354,12 +367,7 @@ class Investigation {
         `${plan.tool} requested at ${stage}: only read-only tools are permitted here (${STAGE_GOALS[stage]})`,
       );
     }
-    const { result } = await this.propose(
-      plan.tool,
-      plan.arguments,
-      [this.evidence.get('alert')!],
-      `collect evidence at ${stage}`,
-    );
+    const { result } = await this.propose(plan.tool, plan.arguments, [this.alertRef()], `collect evidence at ${stage}`);
     if (result.status !== 'executed' || result.output === null) {
       this.messages.push({
         role: 'tool',
@@ -394,7 +402,7 @@ class Investigation {
       claims,
       techniques: plan.techniques,
       confidence: plan.confidence,
-      evidence_refs: cited.length > 0 ? cited.map((id) => this.evidence.get(id)!) : [...this.evidence.values()],
+      evidence_refs: cited.length > 0 ? this.issued(cited) : [...this.evidence.values()],
     };
     this.messages.push({
       role: 'assistant',
@@ -414,7 +422,7 @@ class Investigation {
     // The tool is deliberately not checked against a registry here: unknown tools reach the port and are
     // rejected there (and recorded).
     const cited = [...new Set(plan.evidence_ids)].filter((id) => this.evidence.has(id));
-    const refs = cited.length > 0 ? cited.map((id) => this.evidence.get(id)!) : [this.evidence.get('alert')!];
+    const refs = cited.length > 0 ? this.issued(cited) : [this.alertRef()];
     const { proposal, result } = await this.propose(
       plan.tool,
       plan.arguments,

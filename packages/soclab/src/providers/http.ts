@@ -7,6 +7,7 @@ import {
   type CreateOptions,
   type Env,
   estimateTokens,
+  MalformedResponseError,
   type Message,
   type ModelProvider,
   type ModelRequest,
@@ -556,7 +557,9 @@ export class HttpAgentProvider implements ModelProvider {
       this.#logger.info(this.scrub(`agent refused ${tag}: ${reply.refusal.code}: ${reply.refusal.reason}`));
       return { ...base, finish_reason: 'stop', structured: null, tool_call: null, latency_ms: timer.stop() };
     }
-    const proposal = reply.proposal!;
+    const proposal = reply.proposal;
+    // checkAgentResponse requires a refusal or a proposal; this names the reply if that ever slips.
+    if (!proposal) throw new MalformedResponseError(`agent reply ${tag} has neither a refusal nor a proposal`);
     const known = new Set(wire.context.evidence_ids);
     const evidenceIds = [...new Set(proposal.evidence_ids ?? [])].filter((id) => known.has(id));
     const call = proposal.tool_calls?.[0];
@@ -576,7 +579,8 @@ export class HttpAgentProvider implements ModelProvider {
         latency_ms: timer.stop(),
       };
     }
-    const finding = proposal.finding!;
+    const finding = proposal.finding;
+    if (!finding) throw new MalformedResponseError(`agent proposal ${tag} has neither a tool call nor a finding`);
     return {
       ...base,
       finish_reason: 'stop',

@@ -52,7 +52,7 @@ export function oauthFinding(ids: readonly string[]): Record<string, unknown> {
       },
       {
         text: "An inbox rule moves invoice and payment mail to 'RSS Subscriptions', and the application read over a thousand items.",
-        evidence_ids: ids.length > 0 ? [ids[ids.length - 1]!] : [],
+        evidence_ids: ids.slice(-1),
       },
       {
         text: `The application's token was used from ${OAUTH_APP_IP}, known for mailbox abuse through consented applications.`,

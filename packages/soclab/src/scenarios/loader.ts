@@ -56,7 +56,8 @@ function parseYamlFile(file: string): ParsedYaml {
   }
   const problems: LoadProblem[] = [...source.doc.errors, ...source.doc.warnings].map((e) => {
     const { line, col } = at(e.pos[0]);
-    const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    const [firstLine = ''] = e.message.split('\n');
+    const message = firstLine.replace(/ at line \d+, column \d+:?$/, '');
     return { file, line, col, message };
   });
   if (problems.length > 0) throw new ScenarioLoadError(problems);
@@ -288,14 +289,15 @@ export function loadCorpus(options: LoadCorpusOptions = {}): ScenarioCorpus {
       }
     }
   }
-  if (problems.length > 0) throw new ScenarioLoadError(problems);
+  // No incident always comes with a problem naming it (above).
+  if (problems.length > 0 || !incident) throw new ScenarioLoadError(problems);
   const sorted = [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
   const attacks = sorted
     .filter((s) => s.attack_class !== 'none')
     .flatMap((s) => [s, ...transformVariants(s, chains, sources)]);
   const benign = sorted.filter((s) => s.attack_class === 'none');
   const corpus: ScenarioCorpus = Object.freeze({
-    incident: incident!,
+    incident,
     attacks,
     benign,
     all: [...attacks, ...benign],
@@ -315,12 +317,11 @@ function transformVariants(
   chains: readonly (readonly string[])[],
   sources: Map<string, string>,
 ): AttackScenario[] {
-  if (chains.length === 0 || !transformable(s)) return [];
+  const payload = s.untrusted_payload;
+  if (chains.length === 0 || !payload || !transformable(s)) return [];
   const out: AttackScenario[] = [];
   for (const chain of chains) {
-    if (
-      checkTransformChain([...(s.untrusted_payload?.transforms ?? []), ...chain], s.untrusted_payload!.plant.length)
-    ) {
+    if (checkTransformChain([...payload.transforms, ...chain], payload.plant.length)) {
       continue;
     }
     const variant = withTransforms(s, chain);

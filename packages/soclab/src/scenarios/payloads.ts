@@ -33,14 +33,15 @@ export function parsePlantPath(path: string): string[] {
     if (!m || (start === 0 && m[1] === undefined) || (start > 0 && m[1] !== undefined)) {
       throw new Error(`cannot read the path at character ${start + 1}`);
     }
-    const key = (m[1] ?? m[2] ?? m[3]!).trim();
+    const key = (m[1] ?? m[2] ?? m[3] ?? '').trim();
     if (key === '') throw new Error(`empty path segment at character ${start + 1}`);
     if (FORBIDDEN_KEYS.has(key)) throw new Error(`path segment '${key}' is not allowed`);
     out.push(key);
   }
-  if (out.length === 0) throw new Error('empty path');
-  if (!(PLANTABLE_SECTIONS as readonly string[]).includes(out[0]!)) {
-    throw new Error(`'${out[0]}' is not a plantable section; use one of ${PLANTABLE_SECTIONS.join(', ')}`);
+  const [section] = out;
+  if (section === undefined) throw new Error('empty path');
+  if (!(PLANTABLE_SECTIONS as readonly string[]).includes(section)) {
+    throw new Error(`'${section}' is not a plantable section; use one of ${PLANTABLE_SECTIONS.join(', ')}`);
   }
   return out;
 }
@@ -74,16 +75,17 @@ function locate(root: Record<string, unknown>, segments: readonly string[], op: 
   if (segments.length === 1 && op === 'set')
     throw new Error('set needs a key inside the section, not the whole section');
   let current: unknown = root;
-  for (let i = 0; i < segments.length - 1; i++) {
+  for (const [i, segment] of segments.slice(0, -1).entries()) {
     if (current === null || typeof current !== 'object')
       throw new Error(`${segments.slice(0, i).join('.')}: not a record`);
-    const c = child(current as Container, segments[i]!);
-    if (!c.found) throw new Error(`'${segments[i]}' not found at ${segments.slice(0, i).join('.') || 'the top'}`);
+    const c = child(current as Container, segment);
+    if (!c.found) throw new Error(`'${segment}' not found at ${segments.slice(0, i).join('.') || 'the top'}`);
     current = c.value;
   }
   if (current === null || typeof current !== 'object')
     throw new Error('the parent of the last segment is not a record');
-  const last = segments[segments.length - 1]!;
+  const last = segments.at(-1);
+  if (last === undefined) throw new Error('empty path');
   const c = child(current as Container, last);
   if (!c.found && (op !== 'set' || Array.isArray(current))) {
     throw new Error(`'${last}' not found; ${op} needs an existing ${op === 'set' ? 'array element' : 'value'}`);
@@ -170,5 +172,6 @@ export function plantPayload(state: SimulatorState, scenario: AttackScenario, ba
     } else if (Array.isArray(existing)) existing.push(value);
     else (parent as Record<string | number, unknown>)[slot] = `${existing as string}${String(value)}`;
   });
-  state.appliedInjections.push(`payload:${p.plant[0]!.at}`);
+  const [firstPlant] = p.plant;
+  if (firstPlant) state.appliedInjections.push(`payload:${firstPlant.at}`);
 }

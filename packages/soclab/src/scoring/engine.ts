@@ -428,7 +428,7 @@ function recommend(
       label: AUTHORITY_LABELS[level],
       binding_rule: rule,
       binding_detail: detail,
-      next_level: index < LEVEL_ORDER.length - 1 ? LEVEL_ORDER[index + 1]! : null,
+      next_level: LEVEL_ORDER[index + 1] ?? null,
       steps,
     } satisfies AuthorityRecommendation;
   };
@@ -521,7 +521,9 @@ interface EvidenceFacts {
  * for bad ones, clustered by scenario) and the first unmet requirement is the binding rule.
  */
 function recommendOnEvidence(profile: ScoringProfile, facts: EvidenceFacts): AuthorityRecommendation {
-  const ladder = profile.evidence_ladder!;
+  const ladder = profile.evidence_ladder;
+  // Called only for profiles with a ladder (2.0.0+); one without is named rather than read as undefined.
+  if (!ladder) throw new Error(`scoring profile ${profile.version} has no evidence_ladder to recommend on`);
   const result = (level: AuthorityLevel, rule: string, detail: string, steps: AuthorityRecommendation['steps']) => {
     const index = LEVEL_ORDER.indexOf(level);
     return {
@@ -529,7 +531,7 @@ function recommendOnEvidence(profile: ScoringProfile, facts: EvidenceFacts): Aut
       label: AUTHORITY_LABELS[level],
       binding_rule: rule,
       binding_detail: detail,
-      next_level: index < LEVEL_ORDER.length - 1 ? LEVEL_ORDER[index + 1]! : null,
+      next_level: LEVEL_ORDER[index + 1] ?? null,
       steps,
     } satisfies AuthorityRecommendation;
   };

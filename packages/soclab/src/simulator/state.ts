@@ -136,7 +136,8 @@ export class SimulatorState {
     for (const op of point.operations) {
       if (op.op === 'set') {
         const [section, ...rest] = op.path;
-        if (rest.length === 0) throw new FixtureError(`injection '${name}': set path needs at least two elements`);
+        const leaf = rest.at(-1);
+        if (leaf === undefined) throw new FixtureError(`injection '${name}': set path needs at least two elements`);
         let target: JsonRecord =
           section === 'incident' ? this.incident : (this[section] as unknown as Record<string, JsonRecord>);
         for (const key of rest.slice(0, -1)) {
@@ -146,7 +147,7 @@ export class SimulatorState {
           }
           target = next as JsonRecord;
         }
-        target[rest[rest.length - 1]!] = structuredClone(op.value);
+        target[leaf] = structuredClone(op.value);
       } else {
         const index = Math.min(op.index, this.siemEvents.length);
         this.siemEvents.splice(index, 0, structuredClone(op.event));

@@ -44,6 +44,20 @@ function resolveUser(state: SimulatorState, raw: string): string {
   return id;
 }
 
+/** The user record behind a raw id or alias; an unknown user is a clear error, as for every other lookup. */
+function userRecord(state: SimulatorState, raw: string) {
+  const id = resolveUser(state, raw);
+  const record = state.users[id];
+  if (!record) throw new UnknownResourceError(`unknown user '${raw}'`);
+  return record;
+}
+
+/** The resolved subject of a user-targeted write; checkArgs already requires `user_id` for those tools. */
+function subjectUser(name: string, resolved: string | null): string {
+  if (resolved === null) throw new InvalidArgumentError(`${name}: missing required argument 'user_id'`);
+  return resolved;
+}
+
 function endpoint(state: SimulatorState, id: string): JsonRecord {
   const record = state.endpoints[id];
   if (!record) throw new UnknownResourceError(`unknown endpoint '${id}'`);
@@ -124,7 +138,7 @@ export function executeTool(state: SimulatorState, name: string, rawArgs: Readon
       return { kind: 'write', receipt: recordChange(state, name, logArgs, key, { tickets: prior }, { tickets: next }) };
     }
     case 'revoke_sessions': {
-      const user = resolvedUser!;
+      const user = subjectUser(name, resolvedUser);
       const before = state.revocations(user);
       state.revokedSessions[user] = before + 1;
       return {
@@ -133,7 +147,7 @@ export function executeTool(state: SimulatorState, name: string, rawArgs: Readon
       };
     }
     case 'disable_account': {
-      const record = state.users[resolvedUser!]!;
+      const record = userRecord(state, subjectUser(name, resolvedUser));
       const before = record.account_enabled;
       record.account_enabled = false;
       return {
@@ -164,7 +178,7 @@ export function executeTool(state: SimulatorState, name: string, rawArgs: Readon
 function read(state: SimulatorState, name: string, args: JsonRecord): JsonRecord {
   switch (name) {
     case 'get_identity_profile':
-      return withHash(state.users[resolveUser(state, args.user_id as string)]!);
+      return withHash(userRecord(state, args.user_id as string));
     case 'get_authentication_history': {
       const user = resolveUser(state, args.user_id as string);
       const limit = Math.max(1, typeof args.limit === 'number' ? args.limit : 50);

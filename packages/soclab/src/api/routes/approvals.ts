@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ApprovalAlreadySettledError, type InboxEntry } from '../../control/approval-inbox.js';
 import { ApprovalNotFoundError, SelfApprovalError } from '../../control/approvals.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../../control/redaction.js';
+import { callerOf } from '../auth.js';
 import { type ApiApp, type ApiContext, BEARER } from '../context.js';
 import { ApiError } from '../errors.js';
 import { ApprovalDecisionBody, ApprovalParams, ErrorBody, Page } from '../schemas.js';
@@ -136,7 +137,7 @@ export function registerApprovalRoutes(app: ApiApp, ctx: ApiContext): void {
       },
     },
     async (request) => {
-      const me = request.principal!.name;
+      const me = callerOf(request).name;
       const { decision, reason, approver_id } = request.body;
       if (approver_id !== undefined && approver_id !== me) {
         throw new ApiError(403, 'approver_mismatch', `approver_id must be your own identity (${me})`);

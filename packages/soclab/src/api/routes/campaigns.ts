@@ -8,6 +8,7 @@ import { buildScorecard, Scorecard, type ScorecardOptions, scorecardJson } from 
 import { comparePaired } from '../../scoring/paired.js';
 import { ProfileMismatchError } from '../../scoring/profile.js';
 import { Assessment } from '../../scoring/result.js';
+import { callerOf } from '../auth.js';
 import {
   CampaignQueueFullError,
   CampaignRequestError,
@@ -84,7 +85,7 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
     },
     async (request, reply) => {
       try {
-        const view = await ctx.campaigns.create(request.body, request.principal!.name);
+        const view = await ctx.campaigns.create(request.body, callerOf(request).name);
         const location = `/api/v1/campaigns/${view.campaign_id}`;
         return reply
           .code(202)
@@ -173,7 +174,7 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
     },
     async (request) => {
       try {
-        return await ctx.campaigns.cancel(request.params.id, request.principal!.name);
+        return await ctx.campaigns.cancel(request.params.id, callerOf(request).name);
       } catch (error) {
         if (error instanceof CampaignStateError) {
           if (error.status === null) throw notFound(`campaign ${request.params.id}`);
@@ -315,7 +316,7 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
       let pdf: Buffer;
       try {
         const env = ctx.config.chromium_path ? { ...ctx.env, CHROMIUM_PATH: ctx.config.chromium_path } : ctx.env;
-        pdf = await ctx.pdfPool.run(request.principal!.key, () => renderPdf(scorecard, { env }));
+        pdf = await ctx.pdfPool.run(callerOf(request).key, () => renderPdf(scorecard, { env }));
       } catch (error) {
         if (error instanceof RenderPoolFullError) {
           throw busy('pdf_busy', error.message, ctx.config.retry_after_seconds);

@@ -92,14 +92,15 @@ export function register(program: Command): void {
         } catch (error) {
           throw new CliError(`--ablate: ${errorMessage(error)}`, EXIT.usage);
         }
-        if (controls.length !== 1 || controls[0] === 'labels') {
+        const [control] = controls;
+        if (control === undefined || controls.length !== 1 || control === 'labels') {
           throw new CliError(
             '--ablate takes one control: policy, approvals, grants, redaction, limits or scope',
             EXIT.usage,
           );
         }
         registerAblationModes();
-        mode = ablationModeName(controls[0]!);
+        mode = ablationModeName(control);
       }
       const { loadCorpus, ScenarioLoadError } = await import('../../scenarios/loader.js');
       let corpus: ReturnType<typeof loadCorpus>;
@@ -162,13 +163,15 @@ export function register(program: Command): void {
           'stopped by',
         ]);
         for (const g of report.goals) {
-          const last = g.curve[g.curve.length - 1]!;
+          const last = g.curve.at(-1);
           const cheap = g.cheapest_success;
           t.push([
             g.goal,
-            `${last.successes}/${last.n}`,
+            last ? `${last.successes}/${last.n}` : '-',
             g.first_success.map((f) => (f === null ? '-' : String(f))).join(' '),
-            `${(last.rate * 100).toFixed(0)}% [${(last.ci95.lower * 100).toFixed(0)}, ${(last.ci95.upper * 100).toFixed(0)}]`,
+            last
+              ? `${(last.rate * 100).toFixed(0)}% [${(last.ci95.lower * 100).toFixed(0)}, ${(last.ci95.upper * 100).toFixed(0)}]`
+              : '-',
             cheap ? `${cheap.transforms.join('+') || 'plain'} · template ${cheap.template} · ${cheap.placement}` : '-',
             Object.entries(g.stopped_by)
               .map(([k, n]) => `${k} ${n}`)

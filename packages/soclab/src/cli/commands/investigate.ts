@@ -167,12 +167,12 @@ function printHuman(r: RunResult, title: string, location: string): void {
   out();
   const byStage = new Map<string, (typeof inv.proposals)[number]>();
   for (const p of inv.proposals) {
-    const m = /^collect evidence at ([a-z_]+)$/.exec(p.proposal.rationale);
-    byStage.set(m ? m[1]! : 'propose_action', p);
+    const [, stage = 'propose_action'] = /^collect evidence at ([a-z_]+)$/.exec(p.proposal.rationale) ?? [];
+    byStage.set(stage, p);
   }
   const evidenceFor = new Map<string, string>();
   const ids = inv.evidence.map((e) => e.evidence_id).filter((id) => id !== 'alert');
-  for (const id of ids) evidenceFor.set(id.split(':')[0]!, id);
+  for (const id of ids) evidenceFor.set(id.split(':')[0] ?? id, id);
   inv.events.forEach((e, i) => {
     const stage = e.stage ?? '?';
     let line = `${String(i + 1).padStart(2)}. ${stage.padEnd(23)}`;

@@ -38,7 +38,7 @@ export function register(program: Command): void {
         throw new CliError(`unknown scenario(s) ${unknown.join(', ')}; known: ${[...known].join(', ')}`, EXIT.usage);
       }
       const check = await checkCorpus(corpus, ids.length > 0 ? ids : undefined);
-      const userDir = corpus.dirs.length > 1 ? corpus.dirs[corpus.dirs.length - 1]! : null;
+      const userDir = corpus.dirs.length > 1 ? (corpus.dirs.at(-1) ?? null) : null;
       // Only a full check of a user folder vouches for it; a partial one proves nothing about the rest.
       const record =
         check.problems.length === 0 && ids.length === 0 && userDir ? writeCheckRecord(userDir, check) : null;

@@ -63,7 +63,8 @@ export function applyTransformChain(text: string, chain: readonly string[], plan
       `the chain ${chain.join(' > ')} makes ${parts.length} parts but the payload has ${plants} plant(s)`,
     );
   }
-  return parts.length === 1 ? Array.from({ length: Math.max(plants, 1) }, () => parts[0]!) : parts;
+  const [only] = parts;
+  return parts.length === 1 && only !== undefined ? Array.from({ length: Math.max(plants, 1) }, () => only) : parts;
 }
 
 /** Check a chain without a text: unknown names and splits that need more plants than there are. */
