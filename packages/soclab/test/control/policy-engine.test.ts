@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CedarPolicyEngine } from '../../src/control/policy/cedar-engine.js';
 import {
@@ -11,6 +12,7 @@ import {
   withDeadline,
 } from '../../src/control/policy/engine.js';
 import { BUNDLED_POLICY_DIR, resolvePolicyDir } from '../../src/control/policy/folder.js';
+import { PolicyInput, type PolicyInputData } from '../../src/control/policy/input.js';
 import { loadPolicyTestTable, runPolicyTestTable } from '../../src/control/policy/test-table.js';
 import { bundledEngine, controlPlane, kindsFor, makeProposal } from './helpers.js';
 
@@ -148,6 +150,33 @@ describe('Cedar policy engine', () => {
     const strict = CedarPolicyEngine.load({ validateRequests: true });
     const report = await runPolicyTestTable(strict, cases, BUNDLED_POLICY_DIR);
     expect(report.failed).toBe(0);
+  });
+
+  it('answers a repeated request as Cedar answered it the first time, with a decision of its own each time', () => {
+    const memo = CedarPolicyEngine.load();
+    // An injected authorizer is never memoised: this engine asks Cedar every time.
+    let cedarCalls = 0;
+    const direct = CedarPolicyEngine.load({
+      authorizer: (call) => {
+        cedarCalls += 1;
+        return cedar.statefulIsAuthorized(call);
+      },
+    });
+    const inputs = cases.map((c) => c.resolvedInput).filter((input) => PolicyInput.safeParse(input).success);
+    expect(inputs.length).toBeGreaterThan(30);
+    const outcomes = new Set<string>();
+    for (let round = 0; round < 3; round++) {
+      for (const input of inputs) {
+        const fromMemo = memo.decideSync(input as PolicyInputData);
+        expect(fromMemo).toEqual(direct.decideSync(input as PolicyInputData));
+        outcomes.add(fromMemo.outcome);
+        // A caller that changes its decision does not change the next one.
+        fromMemo.reason_codes.push('changed_by_caller');
+        fromMemo.determining_policies.length = 0;
+      }
+    }
+    expect(cedarCalls).toBe(3 * inputs.length);
+    expect([...outcomes].sort()).toEqual(['allow', 'allow_with_obligations', 'deny', 'require_approval']);
   });
 
   it('names the schema line and column of a schema error, whether it is a syntax error or an unknown type', () => {

@@ -56,6 +56,11 @@ export interface CedarEngineOptions {
 
 let preparseCounter = 0;
 const engineCache = new Map<string, CedarPolicyEngine>();
+/**
+ * Answers kept per engine. Scenario runs ask the same questions again and again (a 10-repeat campaign: ~2,000
+ * decisions, ~500 distinct); the whole map is dropped when full, which keeps it simple and bounded.
+ */
+const ANSWER_MEMO_LIMIT = 4096;
 
 /**
  * The lab's policy decision point: Cedar policies and schema from a folder, validated strictly at load, schema and
@@ -78,6 +83,13 @@ export class CedarPolicyEngine implements PolicyEngine {
   private readonly policySetId: string;
   private readonly authorize: CedarAuthorizer;
   private readonly validateRequests: boolean;
+  /**
+   * Cedar's answer by request (principal, action, resource, context, entities as JSON). A decision is a pure function
+   * of the preparsed policy set and the request (no clock, no I/O), and this map belongs to one preparsed set, so a
+   * repeated request gets the answer Cedar gave the first time. Only for Cedar itself: an injected authorizer may
+   * answer differently each call. The answer is only read by `interpret`, which builds a fresh decision each time.
+   */
+  private readonly answers: Map<string, cedar.AuthorizationAnswer> | undefined;
 
   private constructor(
     folder: PolicyFolder,
@@ -101,6 +113,7 @@ export class CedarPolicyEngine implements PolicyEngine {
     if (setAnswer.type !== 'success') throw new PolicyLoadError(`${folder.dir}: policy set could not be preparsed`);
     this.authorize = authorizer;
     this.validateRequests = validateRequests;
+    this.answers = authorizer === cedar.statefulIsAuthorized ? new Map() : undefined;
   }
 
   /** Load, validate and preparse a policy folder. Throws `PolicyLoadError` naming file:line:col on any problem. */
@@ -138,15 +151,26 @@ export class CedarPolicyEngine implements PolicyEngine {
     let answer: cedar.AuthorizationAnswer;
     try {
       const request = toCedarRequest(parsed.data);
-      answer = this.authorize({
-        principal: request.principal,
-        action: request.action,
-        resource: request.resource,
-        context: request.context,
-        entities: request.entities,
-        preparsedPolicySetId: this.policySetId,
-        ...(this.validateRequests ? { preparsedSchemaName: this.schemaName, validateRequest: true } : {}),
-      });
+      const key = this.answers
+        ? JSON.stringify([request.principal, request.action, request.resource, request.context, request.entities])
+        : '';
+      const known = this.answers?.get(key);
+      if (known) answer = known;
+      else {
+        answer = this.authorize({
+          principal: request.principal,
+          action: request.action,
+          resource: request.resource,
+          context: request.context,
+          entities: request.entities,
+          preparsedPolicySetId: this.policySetId,
+          ...(this.validateRequests ? { preparsedSchemaName: this.schemaName, validateRequest: true } : {}),
+        });
+        if (this.answers) {
+          if (this.answers.size >= ANSWER_MEMO_LIMIT) this.answers.clear();
+          this.answers.set(key, answer);
+        }
+      }
     } catch (error) {
       throw new PolicyUnavailableError(`policy engine error: ${errorMessage(error)}`, {
         cause: error,
