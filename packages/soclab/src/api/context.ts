@@ -12,7 +12,7 @@ import type { ApiStore } from './store.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** What the caller's role must allow; `public` needs no token. Default `read`. */
+    /** What the caller's role must allow; `public` needs no token. None declared: admin only (deny by default). */
     permission?: Permission | 'public';
   }
   interface FastifyRequest {

@@ -2,40 +2,33 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ModelProvider } from '@aeh/models';
-import fastifyHelmet from '@fastify/helmet';
-import fastifyRateLimit from '@fastify/rate-limit';
-import fastifyStatic from '@fastify/static';
-import fastifySwagger from '@fastify/swagger';
-import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import pino from 'pino';
-import { z } from 'zod';
 import type { AttackScenario } from '../contracts/scenarios.js';
 import { ApprovalInbox, persistedProposal } from '../control/approval-inbox.js';
 import { proposalHash } from '../control/grants.js';
 import { loadPolicyEngine } from '../control/policy/index.js';
 import { DEFAULT_CANARY_PATTERNS, redact } from '../control/redaction.js';
 import { openRuns, sealInterruptedRuns } from '../evidence/interrupted.js';
-import { openEvidenceStore } from '../evidence/store.js';
+import { openEvidenceStore, type SqlEvidenceStore } from '../evidence/store.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import '../modes/builtin.js';
 import { checkCampaignQueue } from '../service/queue-campaign.js';
 import { CampaignWorkerPool } from '../service/worker-pool.js';
 import { soclabVersion } from '../version.js';
-import { can, ensureGeneratedToken, type Permission, type Principal, TokenRegistry } from './auth.js';
-import { CampaignService, findResumableCampaigns } from './campaigns.js';
+import { ensureGeneratedToken, type Permission, TokenRegistry } from './auth.js';
+import { CampaignService, findResumableCampaigns, type ResumableCampaigns } from './campaigns.js';
 import { isLoopback, type ServerConfig, ServerConfigError } from './config.js';
 import type { ApiApp, ApiContext } from './context.js';
 import { errorBody, handleError } from './errors.js';
 import { registerStrictJsonParser } from './json-body.js';
-import { describeRoute, finishDocument } from './openapi-routes.js';
+import { accessControl, principalLookup } from './plugins/access-control.js';
+import { webConsole } from './plugins/console.js';
+import { openApi } from './plugins/openapi.js';
+import { rateLimit } from './plugins/rate-limit.js';
+import { securityHeaders } from './plugins/security-headers.js';
+import { systemRoutes } from './plugins/system-routes.js';
 import { RenderPool } from './render-pool.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { registerCampaignRoutes } from './routes/campaigns.js';
@@ -151,23 +144,12 @@ async function checkQueueSetting(
   }
 }
 
-const CONSOLE_CSP = {
-  defaultSrc: ["'self'"],
-  scriptSrc: ["'self'"],
-  styleSrc: ["'self'", "'unsafe-inline'"],
-  imgSrc: ["'self'", 'data:'],
-  connectSrc: ["'self'"],
-  fontSrc: ["'self'"],
-  objectSrc: ["'none'"],
-  baseUri: ["'none'"],
-  formAction: ["'self'"],
-  frameAncestors: ["'none'"],
-};
-
 /**
  * Build the API server: Fastify with zod validation, OpenAPI (`/api/openapi.json`, docs at `/api/docs`), bearer
  * tokens with roles, per-token rate limits, security headers, the campaign queue, the approvals inbox and the
- * web console. Nothing listens until `listen()`.
+ * web console. Nothing listens until `listen()`. A thin root: it opens the store and the campaign service, then
+ * registers one plugin each (`plugins/`) for security headers, the rate limit, access control, OpenAPI, the
+ * system routes and the console, with the domain routes (`routes/`) between them.
  *
  * @example
  *   const server = await createApiServer({ config: loadServerConfig({ overrides: { port: 0 } }) });
@@ -177,23 +159,137 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   const config = options.config;
   const env = options.env ?? process.env;
   const notice = options.notice ?? ((m: string) => process.stderr.write(`${m}\n`));
-
-  let tokens = config.tokens;
-  let generatedTokenFile: string | null = null;
-  if (tokens.length === 0) {
-    const generated = ensureGeneratedToken(config.data_dir);
-    tokens = [generated.token];
-    generatedTokenFile = generated.file;
-  }
-  const registry = new TokenRegistry(tokens);
+  const { registry, generatedTokenFile } = apiTokens(config);
 
   const databaseUrl = config.database_url ?? join(config.data_dir, 'soclab.sqlite');
   if (config.queue_url) await checkQueueSetting(config.queue_url, databaseUrl, options, notice);
   const evidence = await openEvidenceStore(databaseUrl);
   const store = await ApiStore.open(evidence);
-  // Campaigns that were waiting for a person resume when the decision comes: their chains stay open and their
-  // requests pending. Runs a previous process left half-written otherwise keep their events and get a terminal
-  // run.interrupted event, which names the human decision a run was waiting for (kept in the approvals table too).
+  const resumable = await closeInterruptedRuns(evidence, store, notice);
+  const corpus = options.corpus ?? loadCorpus();
+  // Compile the policy set now (cached by folder digest) rather than inside the first campaign, where its
+  // synchronous load would stall every request for a moment.
+  loadPolicyEngine();
+
+  const approvals = approvalsInbox(config, evidence, store, notice);
+  // Worker threads open the store themselves, so they need one another process could open (not :memory:), and they
+  // load the bundled corpus and the provider registry (not an injected corpus or provider factory).
+  const workers =
+    config.campaign_workers > 0 && databaseUrl !== ':memory:' && !options.providerFactory && !options.corpus
+      ? new CampaignWorkerPool({ size: config.campaign_workers, env })
+      : null;
+  const campaigns = new CampaignService({
+    pool: workers ? { workers, databaseUrl } : undefined,
+    queueUrl: config.queue_url,
+    store,
+    evidence,
+    inbox: approvals.inbox,
+    dataDir: config.data_dir,
+    maxRunning: config.max_running_campaigns,
+    maxQueued: config.max_queued_campaigns,
+    concurrency: config.campaign_concurrency,
+    approvalTimeoutSeconds: config.approval_timeout_seconds,
+    env,
+    corpus,
+    providerFactory: options.providerFactory,
+    log: (m) => notice(`soclab serve: ${m}`),
+    approvalWrites: approvals.written,
+  });
+  const context: ApiContext = {
+    config,
+    evidence,
+    store,
+    inbox: approvals.inbox,
+    campaigns,
+    corpus,
+    env,
+    version: soclabVersion(),
+    pdfPool: new RenderPool({
+      concurrency: config.pdf_concurrency,
+      maxWaiting: config.pdf_max_waiting,
+      perKey: config.pdf_per_token,
+    }),
+    approvalWrites: approvals.written,
+  };
+
+  const { app, registered } = baseApp(config);
+  // The order is the order of the hooks on every request: security headers, the rate limit (onRequest), then the
+  // access decision on the matched route (preParsing); each route registered after them gets all three.
+  const principalOf = principalLookup(registry);
+  await app.register(securityHeaders, { host: config.host });
+  await app.register(rateLimit, {
+    max: config.rate_limit.max,
+    windowMs: config.rate_limit.window_ms,
+    principalOf,
+  });
+  await app.register(accessControl, { principalOf });
+  await app.register(openApi, { version: context.version });
+  await app.register(systemRoutes, { version: context.version, corpus, storeDialect: evidence.dialect });
+  registerCatalogRoutes(app, context);
+  registerCampaignRoutes(app, context);
+  registerApprovalRoutes(app, context);
+  registerRunRoutes(app, context);
+  await app.register(webConsole, {
+    webRoot: options.webRoot === undefined ? findConsoleRoot() : options.webRoot,
+  });
+  app.setNotFoundHandler(answerNotFound);
+
+  approvals.resumeWith((campaignId) => campaigns.resume(campaignId));
+  await campaigns.recover(resumable);
+  if (resumable.campaignIds.size > 0) {
+    notice(
+      `soclab serve: ${resumable.campaignIds.size} campaign(s) waiting for an approval kept; they resume when decided`,
+    );
+  }
+
+  let url = '';
+  let closed = false;
+  return {
+    app,
+    context,
+    get url() {
+      return url;
+    },
+    generatedTokenFile,
+    get routes() {
+      return routeAccessOf(registered);
+    },
+    async listen() {
+      if (!isLoopback(config.host)) {
+        notice(
+          `soclab serve: listening on ${config.host} (not loopback): bearer tokens cross the network in clear ` +
+            'unless a TLS proxy sits in front',
+        );
+      }
+      url = await app.listen({ host: config.host, port: config.port });
+      return url;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await stopServer({ app, campaigns, workers, evidence, inbox: approvals.inbox, written: approvals.written });
+    },
+  };
+}
+
+/** The configured tokens, or (none configured) the admin token kept in `<data_dir>/api-token`. */
+function apiTokens(config: ServerConfig): { registry: TokenRegistry; generatedTokenFile: string | null } {
+  if (config.tokens.length > 0) return { registry: new TokenRegistry(config.tokens), generatedTokenFile: null };
+  const generated = ensureGeneratedToken(config.data_dir);
+  return { registry: new TokenRegistry([generated.token]), generatedTokenFile: generated.file };
+}
+
+/**
+ * Start-up recovery of the store. Campaigns that were waiting for a person resume when the decision comes: their
+ * chains stay open and their requests pending (returned). Runs a previous process left half-written otherwise
+ * keep their events and get a terminal run.interrupted event, which names the human decision a run was waiting
+ * for (kept in the approvals table too).
+ */
+async function closeInterruptedRuns(
+  evidence: SqlEvidenceStore,
+  store: ApiStore,
+  notice: (message: string) => void,
+): Promise<ResumableCampaigns> {
   const resumable = await findResumableCampaigns(store);
   const waiting = waitingByRun(
     (await store.pendingApprovals()).filter((r) => r.campaign_id === null || !resumable.campaignIds.has(r.campaign_id)),
@@ -208,15 +304,31 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     (runId) => waiting.get(runId),
   );
   if (sealed.length > 0) notice(`soclab serve: ${sealed.length} interrupted run(s) closed as run.interrupted`);
-  const corpus = options.corpus ?? loadCorpus();
-  // Compile the policy set now (cached by folder digest) rather than inside the first campaign, where its
-  // synchronous load would stall every request for a moment.
-  loadPolicyEngine();
+  return resumable;
+}
 
-  // Inbox changes are written in order (insert before settle, even on a pooled PostgreSQL connection).
-  let approvalWrites: Promise<void> = Promise.resolve();
+/** The approvals inbox, persisting every change in order, and how to wait for those writes. */
+interface PersistedInbox {
+  readonly inbox: ApprovalInbox;
+  /** Resolves when every inbox write queued so far is in the database. */
+  written(): Promise<void>;
+  /** Who resumes a campaign once a restored request is decided (set when the campaign service exists). */
+  resumeWith(resume: (campaignId: string) => void): void;
+}
+
+/**
+ * The approvals inbox with its store writes. Changes are written in order (insert before settle, even on a
+ * pooled PostgreSQL connection); a failed write is reported, not thrown into the run waiting for the decision.
+ */
+function approvalsInbox(
+  config: ServerConfig,
+  evidence: SqlEvidenceStore,
+  store: ApiStore,
+  notice: (message: string) => void,
+): PersistedInbox {
+  let writes: Promise<void> = Promise.resolve();
   const enqueue = (task: () => Promise<void>) => {
-    approvalWrites = approvalWrites.then(task).catch((error) => notice(`soclab serve: approvals store: ${error}`));
+    writes = writes.then(task).catch((error) => notice(`soclab serve: approvals store: ${error}`));
   };
   // Set once the campaign service exists (the inbox is built first, and may settle restored requests only later).
   let resumeCampaign = (_campaignId: string): void => undefined;
@@ -264,31 +376,21 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
     // The store has the decision before the campaign resumes (the resumed run is answered from the inbox).
     onResumable: (campaignId) => enqueue(async () => resumeCampaign(campaignId)),
   });
-
-  // Worker threads open the store themselves, so they need one another process could open (not :memory:), and they
-  // load the bundled corpus and the provider registry (not an injected corpus or provider factory).
-  const workers =
-    config.campaign_workers > 0 && databaseUrl !== ':memory:' && !options.providerFactory && !options.corpus
-      ? new CampaignWorkerPool({ size: config.campaign_workers, env })
-      : null;
-  const campaigns = new CampaignService({
-    pool: workers ? { workers, databaseUrl } : undefined,
-    queueUrl: config.queue_url,
-    store,
-    evidence,
+  return {
     inbox,
-    dataDir: config.data_dir,
-    maxRunning: config.max_running_campaigns,
-    maxQueued: config.max_queued_campaigns,
-    concurrency: config.campaign_concurrency,
-    approvalTimeoutSeconds: config.approval_timeout_seconds,
-    env,
-    corpus,
-    providerFactory: options.providerFactory,
-    log: (m) => notice(`soclab serve: ${m}`),
-    approvalWrites: () => approvalWrites,
-  });
+    written: () => writes,
+    resumeWith: (resume) => {
+      resumeCampaign = resume;
+    },
+  };
+}
 
+/**
+ * Fastify with zod validation and serialization, the API's error bodies (also for paths the router cannot
+ * read), the strict JSON parser, and a record of every route as registered (HEAD twins included), read when
+ * asked so plugin scopes can still set their rule.
+ */
+function baseApp(config: ServerConfig): { app: ApiApp; registered: RouteOptions[] } {
   const app = Fastify({
     bodyLimit: config.body_limit_bytes,
     logger: config.log ? { level: 'info', stream: pino.destination(2) } : false,
@@ -302,265 +404,66 @@ export async function createApiServer(options: ApiServerOptions): Promise<ApiSer
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
   registerStrictJsonParser(app);
-  app.decorateRequest('principal', null);
-  // Every route as registered (HEAD twins included), read when asked so plugin scopes can still set their rule.
   const registered: RouteOptions[] = [];
   app.addHook('onRoute', (route) => {
     registered.push(route as unknown as RouteOptions);
   });
-  // Every route's OpenAPI entry gets its operationId and every status the shared hooks can answer (issue 18).
-  app.addHook('onRoute', (route) => describeRoute(route as unknown as RouteOptions));
+  return { app, registered };
+}
 
-  const context: ApiContext = {
-    config,
+/** Every registered route with its access rule, one entry per method. */
+export function routeAccessOf(registered: readonly RouteOptions[]): RouteAccess[] {
+  return registered.flatMap((route) =>
+    (Array.isArray(route.method) ? route.method : [route.method]).map((method) => ({
+      method: String(method),
+      url: route.url,
+      permission: route.config?.permission ?? null,
+    })),
+  );
+}
+
+/** No route matched: the API's 404 body, naming the method and the (shortened) path without its query. */
+function answerNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split('?')[0] ?? '';
+  const shown = path.length > 120 ? `${path.slice(0, 120)}...` : path;
+  return reply.code(404).send(errorBody(404, 'not_found', `no route ${request.method} ${shown}`));
+}
+
+/**
+ * Stop in an order that loses nothing: campaigns first (suspending those waiting for a person), then the worker
+ * threads and the listener, then the inbox writes; the chains of runs still open are closed as run.interrupted,
+ * except those of campaigns suspended while waiting for a person, which the next start resumes.
+ */
+async function stopServer(parts: {
+  app: ApiApp;
+  campaigns: CampaignService;
+  workers: CampaignWorkerPool | null;
+  evidence: SqlEvidenceStore;
+  inbox: ApprovalInbox;
+  written: () => Promise<void>;
+}): Promise<void> {
+  const { app, campaigns, workers, evidence, inbox } = parts;
+  const waitingAtStop = waitingByRun(
+    inbox.pending().map((e) => ({
+      approval_id: e.approval_id,
+      proposal_id: e.proposal.proposal_id,
+      tool_name: e.proposal.tool_name,
+      arguments: redact({ ...e.proposal.arguments }, DEFAULT_CANARY_PATTERNS),
+      reason_codes: [...e.reason_codes],
+      requested_at: e.requested_at,
+      run_id: e.run_id,
+    })),
+  );
+  await campaigns.close();
+  await workers?.close();
+  await app.close();
+  await parts.written();
+  const keep = await campaigns.suspendedChains();
+  await sealInterruptedRuns(
     evidence,
-    store,
-    inbox,
-    campaigns,
-    corpus,
-    env,
-    version: soclabVersion(),
-    pdfPool: new RenderPool({
-      concurrency: config.pdf_concurrency,
-      maxWaiting: config.pdf_max_waiting,
-      perKey: config.pdf_per_token,
-    }),
-    approvalWrites: () => approvalWrites,
-  };
-
-  // The rate limit keys on the token when it is valid (else the address); the lookup is cached per request.
-  const principals = new WeakMap<object, Principal | null>();
-  const principalOf = (request: { headers: { authorization?: string }; raw: object }): Principal | null => {
-    if (!principals.has(request.raw)) principals.set(request.raw, registry.authenticate(request.headers.authorization));
-    return principals.get(request.raw) ?? null;
-  };
-
-  await app.register(fastifyHelmet, {
-    contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP },
-    crossOriginEmbedderPolicy: false,
-    hsts: isLoopback(config.host) ? false : undefined,
-  });
-  await app.register(fastifyRateLimit, {
-    global: true,
-    max: config.rate_limit.max,
-    timeWindow: config.rate_limit.window_ms,
-    keyGenerator: (request) => principalOf(request)?.key ?? `ip:${request.ip}`,
-    errorResponseBuilder: (_request, context) => ({
-      ...errorBody(429, 'rate_limited', `too many requests: at most ${context.max} per ${context.after}`),
-      statusCode: 429,
-    }),
-  });
-
-  // Access is decided by the route the router matched (its `config.permission`), never by testing the URL: the
-  // router decodes `/%61pi/v1/...` to the same route, so any prefix test on the raw URL can be walked around.
-  // A matched route without an access rule needs the admin role (deny by default); only `public` routes and the
-  // not-found answer skip the token. Runs after the rate limit (a route-level onRequest hook) and before the body
-  // is read, so unauthenticated callers are rate limited too and nobody without the permission gets a body parsed.
-  app.addHook('preParsing', async (request, reply, payload) => {
-    if (request.is404) return payload;
-    const rule = request.routeOptions.config?.permission;
-    if (rule === 'public') return payload;
-    const permission: Permission = rule ?? 'admin';
-    const principal = principalOf(request);
-    if (!principal) {
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Bearer realm="soclab"')
-        .send(errorBody(401, 'unauthenticated', 'a valid bearer token is required (Authorization: Bearer <token>)'));
-    }
-    request.principal = principal;
-    if (!can(principal, permission)) {
-      return reply
-        .code(403)
-        .send(
-          errorBody(
-            403,
-            'forbidden',
-            `the ${principal.role} role cannot do this (needs the '${permission}' permission)`,
-          ),
-        );
-    }
-    return payload;
-  });
-
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'soclab API',
-        version: soclabVersion(),
-        description:
-          'Assurance lab for AI SOC agents: start campaigns, decide escalated actions, replay and verify evidence. ' +
-          'Every /api/v1 route needs `Authorization: Bearer <token>`; roles: viewer (read), operator (read, start ' +
-          'campaigns), approver (read, decide approvals), admin (all).',
-      },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
-      tags: [
-        { name: 'system' },
-        { name: 'catalog' },
-        { name: 'campaigns' },
-        { name: 'reports' },
-        { name: 'approvals' },
-        { name: 'evidence' },
-      ],
-    },
-    transform: jsonSchemaTransform,
-    // Named zod schemas (the shared `Error`) become components; then servers and non-JSON routes' error bodies.
-    transformObject: (document) => finishDocument(jsonSchemaTransformObject(document) as Record<string, unknown>),
-  });
-  app.get(
-    '/api/openapi.json',
-    { config: { permission: 'public', rateLimit: false }, schema: { hide: true } },
-    async () => app.swagger(),
+    'the server was stopped while the run was in progress',
+    keep.size > 0 ? new Set((await openRuns(evidence)).filter((id) => !keep.has(id))) : undefined,
+    (runId) => waitingAtStop.get(runId),
   );
-  app.get(
-    '/health',
-    {
-      config: { permission: 'public', rateLimit: false },
-      schema: { tags: ['system'], summary: 'Liveness', response: { 200: z.object({ status: z.literal('ok') }) } },
-    },
-    async () => ({ status: 'ok' as const }),
-  );
-  app.get(
-    '/api/v1/health',
-    {
-      config: { permission: 'public', rateLimit: false },
-      schema: { tags: ['system'], summary: 'Liveness', response: { 200: z.object({ status: z.literal('ok') }) } },
-    },
-    async () => ({ status: 'ok' as const }),
-  );
-  app.get(
-    '/api/v1/version',
-    {
-      config: { permission: 'read' },
-      schema: {
-        tags: ['system'],
-        summary: 'Versions of the lab and of what it runs, and who you are',
-        security: [{ bearerAuth: [] }],
-        response: {
-          200: z.object({
-            version: z.string(),
-            api: z.literal('v1'),
-            incident: z.object({ id: z.string(), version: z.string() }),
-            scenarios: z.number().int(),
-            store: z.enum(['sqlite', 'postgres']),
-            you: z.object({ name: z.string(), role: z.string() }),
-          }),
-        },
-      },
-    },
-    async (request) => ({
-      version: soclabVersion(),
-      api: 'v1' as const,
-      incident: { id: corpus.incident.id, version: corpus.incident.version },
-      scenarios: corpus.all.length,
-      store: evidence.dialect,
-      you: { name: request.principal!.name, role: request.principal!.role },
-    }),
-  );
-
-  registerCatalogRoutes(app, context);
-  registerCampaignRoutes(app, context);
-  registerApprovalRoutes(app, context);
-  registerRunRoutes(app, context);
-
-  const webRoot = options.webRoot === undefined ? findConsoleRoot() : options.webRoot;
-  // Files anyone may fetch: the API docs page and the built console. Their routes come from plugins, so this
-  // scope marks them public explicitly. The console's files are registered one route each (no wildcard): a path
-  // that is not one of them reaches the API's own 404, never the static handler.
-  await app.register(async (assets) => {
-    assets.addHook('onRoute', (route) => {
-      route.config = { ...(route.config ?? {}), permission: route.config?.permission ?? 'public' };
-    });
-    await assets.register(fastifySwaggerUi, {
-      routePrefix: '/api/docs',
-      // Swagger UI's own policy, without upgrade-insecure-requests (the server is plain HTTP on loopback).
-      staticCSP:
-        "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'none'; img-src 'self' data:; " +
-        "object-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'",
-      uiConfig: { docExpansion: 'list', deepLinking: false },
-    });
-    if (webRoot) {
-      await assets.register(fastifyStatic, { root: webRoot, prefix: '/', index: 'index.html', wildcard: false });
-    }
-  });
-  if (!webRoot) {
-    app.get('/', { config: { permission: 'public' }, schema: { hide: true } }, async (_request, reply) =>
-      reply
-        .type('text/plain; charset=utf-8')
-        .send('soclab API. The web console is not built (npm run build). API docs: /api/docs\n'),
-    );
-  }
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const shown = path.length > 120 ? `${path.slice(0, 120)}...` : path;
-    return reply.code(404).send(errorBody(404, 'not_found', `no route ${request.method} ${shown}`));
-  });
-
-  resumeCampaign = (campaignId) => campaigns.resume(campaignId);
-  await campaigns.recover(resumable);
-  if (resumable.campaignIds.size > 0) {
-    notice(
-      `soclab serve: ${resumable.campaignIds.size} campaign(s) waiting for an approval kept; they resume when decided`,
-    );
-  }
-
-  let url = '';
-  let closed = false;
-  return {
-    app,
-    context,
-    get url() {
-      return url;
-    },
-    generatedTokenFile,
-    get routes() {
-      return registered.flatMap((route) =>
-        (Array.isArray(route.method) ? route.method : [route.method]).map((method) => ({
-          method: String(method),
-          url: route.url,
-          permission: route.config?.permission ?? null,
-        })),
-      );
-    },
-    async listen() {
-      if (!isLoopback(config.host)) {
-        notice(
-          `soclab serve: listening on ${config.host} (not loopback): bearer tokens cross the network in clear ` +
-            'unless a TLS proxy sits in front',
-        );
-      }
-      const address = await app.listen({ host: config.host, port: config.port });
-      url = address.replace('[::1]', '[::1]');
-      return url;
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      const waitingAtStop = waitingByRun(
-        inbox.pending().map((e) => ({
-          approval_id: e.approval_id,
-          proposal_id: e.proposal.proposal_id,
-          tool_name: e.proposal.tool_name,
-          arguments: redact({ ...e.proposal.arguments }, DEFAULT_CANARY_PATTERNS),
-          reason_codes: [...e.reason_codes],
-          requested_at: e.requested_at,
-          run_id: e.run_id,
-        })),
-      );
-      await campaigns.close();
-      await workers?.close();
-      await app.close();
-      await approvalWrites;
-      // Chains of campaigns suspended while waiting for a person stay open: the next start resumes them.
-      const keep = await campaigns.suspendedChains();
-      await sealInterruptedRuns(
-        evidence,
-        'the server was stopped while the run was in progress',
-        keep.size > 0 ? new Set((await openRuns(evidence)).filter((id) => !keep.has(id))) : undefined,
-        (runId) => waitingAtStop.get(runId),
-      );
-      await evidence.close();
-    },
-  };
+  await evidence.close();
 }
