@@ -238,199 +238,284 @@ function actionData(g: ActionGroup): ActionData {
 
 /** Build the replay of one run from its stored events (in sequence order) and its verification. */
 export function buildReplay(events: readonly StoredAuditEvent[], verification: ChainVerification): Replay {
-  const safeEvents = redact(
+  const parts = emptyParts();
+  for (const event of redactedEvents(events)) readEvent(parts, event);
+  const actions = [...parts.groups.values()];
+  const middle = interleaveTurnsAndActions(
+    parts.turns,
+    actions.filter((g) => parts.portProposals.has(g.proposal_id)).map((g) => ({ at: g.at, step: actionStep(g) })),
+    parts.finding,
+  );
+  // Proposals made by the run-level attacks (replays, mutations) come before the attack summaries.
+  const attackActions = actions.filter((g) => !parts.portProposals.has(g.proposal_id)).map(actionStep);
+  const steps = [...parts.head, ...middle, ...parts.loose, ...attackActions, ...parts.tail].map((s, index) => ({
+    ...s,
+    index,
+  }));
+  return { run_id: verification.run_id, scenario_id: parts.scenarioId, mode: parts.mode, verification, steps };
+}
+
+interface ReadEvent {
+  sequence: number;
+  type: string;
+  payload: Payload;
+}
+
+/** The events with every canary redacted, before anything of them is shown. */
+function redactedEvents(events: readonly StoredAuditEvent[]): ReadEvent[] {
+  return redact(
     events.map((e) => ({ sequence: e.sequence, type: e.event_type, payload: e.payload as Payload })),
     DEFAULT_CANARY_PATTERNS,
   );
-  const groups = new Map<string, ActionGroup>();
-  const group = (id: string): ActionGroup => {
-    let g = groups.get(id);
-    if (!g) {
-      g = {
-        proposal_id: id,
-        at: null,
-        sequences: [],
-        proposal: null,
-        result: null,
-        gateway: [],
-        executor: [],
-        tool_output: undefined,
-        receipt: null,
-      };
-      groups.set(id, g);
-    }
-    return g;
-  };
-  const head: ReplayStep[] = [];
-  const turns: { step: ReplayStep; stage: string | null }[] = [];
-  let finding: ReplayStep | null = null;
-  const tail: ReplayStep[] = [];
-  const loose: ReplayStep[] = [];
-  let scenarioId: string | null = null;
-  let mode: string | null = null;
-  const portProposals = new Set<string>();
+}
 
-  for (const { sequence, type, payload } of safeEvents) {
-    if (type === 'run.started') {
-      scenarioId = str(payload.scenario_id);
-      mode = str(payload.mode);
-      head.push({
-        index: 0,
-        kind: 'run_started',
-        title: `Run started: ${payload.scenario_id ?? 'scenario'} in ${payload.mode ?? '?'} mode`,
-        at: null,
-        sequences: [sequence],
-        data: payload,
-        summary: runStartedSummary(payload),
-      });
-    } else if (type === 'model.turn') {
-      const stage = str(payload.stage);
-      // A free-form (MCP) agent has no stages: its turn is one tool call.
-      const call = stage === null && payload.provider === 'mcp' ? str(payload.proposed_tool) : null;
-      turns.push({
-        stage,
-        step: {
-          index: 0,
-          kind: 'model_turn',
-          title: call ? `Agent call: ${call}` : `Model turn${stage ? `: ${stage}` : ''}`,
-          at: str(payload.created_at),
-          sequences: [sequence],
-          data: {
-            stage,
-            provider: payload.provider,
-            model: payload.model,
-            finish_reason: payload.finish_reason,
-            output_text: payload.output_text,
-            proposed_tool: payload.proposed_tool ?? null,
-            validated_arguments: payload.validated_arguments ?? null,
-            error: payload.error ?? null,
-            usage: payload.usage ?? null,
-            latency_ms: payload.latency_ms ?? null,
-          },
-        },
-      });
-    } else if (type === 'port.proposal') {
-      const proposal = obj(payload.proposal);
-      const id = str(proposal.proposal_id) ?? `unknown-${sequence}`;
-      const g = group(id);
-      portProposals.add(id);
-      g.proposal = proposal;
-      g.result = obj(payload.result);
-      g.at = str(proposal.created_at);
-      g.sequences.push(sequence);
-    } else if (type === 'tool.output' || type === 'execution.receipt') {
-      const id = str(payload.proposal_id);
-      if (id) {
-        const g = group(id);
-        g.sequences.push(sequence);
-        if (type === 'tool.output') g.tool_output = payload.output;
-        else g.receipt = obj(payload.receipt);
-        g.result ??= payload;
-      }
-    } else if (type.startsWith('gateway.')) {
-      const id = str(payload.proposal_id);
-      const entry = {
-        sequence,
-        kind: str(payload.kind) ?? type.slice(8),
-        at: str(payload.at),
-        detail: obj(payload.detail),
-      };
-      if (id) {
-        const g = group(id);
-        g.sequences.push(sequence);
-        g.gateway.push(entry);
-        g.at ??= entry.at;
-      } else {
-        loose.push({
-          index: 0,
-          kind: 'control_event',
-          title: `Control plane: ${entry.kind.replace(/_/g, ' ')}`,
-          at: entry.at,
-          sequences: [sequence],
-          data: { kind: entry.kind, detail: entry.detail },
-        });
-      }
-    } else if (type.startsWith('executor.')) {
-      const id = str(payload.proposal_id);
-      if (id) {
-        const g = group(id);
-        g.sequences.push(sequence);
-        g.executor.push({ sequence, type, payload });
-      } else {
-        loose.push({
-          index: 0,
-          kind: 'control_event',
-          title: `Executor: ${type.slice(9)}`,
-          at: null,
-          sequences: [sequence],
-          data: payload,
-        });
-      }
-    } else if (type === 'finding') {
-      const claims = Array.isArray(payload.claims) ? payload.claims.map(obj) : [];
-      finding = {
-        index: 0,
-        kind: 'finding',
-        title: 'Finding',
-        at: null,
-        sequences: [sequence],
-        data: {
-          summary: payload.summary ?? null,
-          confidence: payload.confidence ?? null,
-          techniques: payload.techniques ?? [],
-          supported_claims: claims.filter((c) => c.supported === true),
-          unsupported_claims: claims.filter((c) => c.supported !== true),
-          evidence_ids: Array.isArray(payload.evidence_refs)
-            ? payload.evidence_refs.map((r) => obj(r).evidence_id)
-            : [],
-        },
-      };
-    } else if (type === 'harness.attack') {
-      const summary = harnessAttackSummary(payload);
-      tail.push({
-        index: 0,
-        kind: 'harness_attack',
-        title: `Run-level attack: ${String(payload.attack ?? '?').replace(/_/g, ' ')} → ${summary.verdict?.text ?? '?'}`,
-        at: null,
-        sequences: [sequence],
-        data: payload,
-        summary,
-      });
-    } else if (type === 'run.finished') {
-      tail.push({
-        index: 0,
-        kind: 'run_finished',
-        title: `Run finished: ${payload.status ?? '?'}`,
-        at: null,
-        sequences: [sequence],
-        data: payload,
-        summary: runFinishedSummary(payload),
-      });
-    } else {
-      loose.push({ index: 0, kind: 'control_event', title: type, at: null, sequences: [sequence], data: payload });
-    }
-  }
+/** A model turn step with the investigation stage it answered (null for a free-form agent). */
+export interface TurnStep {
+  readonly step: ReplayStep;
+  readonly stage: string | null;
+}
 
-  const actionStep = (g: ActionGroup): ReplayStep => {
-    const data = actionData(g);
-    const status = data.status ?? (g.gateway.some((e) => e.kind === 'executed') ? 'executed' : 'recorded');
-    return {
-      index: 0,
-      kind: 'action',
-      title: `Action: ${data.tool ?? 'unknown tool'} → ${status}`,
-      at: g.at,
-      sequences: [...g.sequences].sort((a, b) => a - b),
-      data,
+/** What one pass over the chain collects, by where it goes in the replay. */
+interface ReplayParts {
+  scenarioId: string | null;
+  mode: string | null;
+  head: ReplayStep[];
+  turns: TurnStep[];
+  finding: ReplayStep | null;
+  /** Events tied to no proposal, in chain order. */
+  loose: ReplayStep[];
+  /** Run-level attacks and the run's end. */
+  tail: ReplayStep[];
+  /** Everything about each proposal, by proposal id, in order of first mention. */
+  groups: Map<string, ActionGroup>;
+  /** Proposals the model made through the port (the others came from run-level attacks). */
+  portProposals: Set<string>;
+}
+
+const emptyParts = (): ReplayParts => ({
+  scenarioId: null,
+  mode: null,
+  head: [],
+  turns: [],
+  finding: null,
+  loose: [],
+  tail: [],
+  groups: new Map(),
+  portProposals: new Set(),
+});
+
+function groupOf(parts: ReplayParts, id: string): ActionGroup {
+  let g = parts.groups.get(id);
+  if (!g) {
+    g = {
+      proposal_id: id,
+      at: null,
+      sequences: [],
+      proposal: null,
+      result: null,
+      gateway: [],
+      executor: [],
+      tool_output: undefined,
+      receipt: null,
     };
+    parts.groups.set(id, g);
+  }
+  return g;
+}
+
+/** Puts one event where it belongs: a step of its own, or the action group of the proposal it is about. */
+function readEvent(parts: ReplayParts, { sequence, type, payload }: ReadEvent): void {
+  if (type === 'run.started') {
+    parts.scenarioId = str(payload.scenario_id);
+    parts.mode = str(payload.mode);
+    parts.head.push(runStartedStep(sequence, payload));
+  } else if (type === 'model.turn') {
+    parts.turns.push(modelTurnStep(sequence, payload));
+  } else if (type === 'port.proposal') {
+    const proposal = obj(payload.proposal);
+    const id = str(proposal.proposal_id) ?? `unknown-${sequence}`;
+    const g = groupOf(parts, id);
+    parts.portProposals.add(id);
+    g.proposal = proposal;
+    g.result = obj(payload.result);
+    g.at = str(proposal.created_at);
+    g.sequences.push(sequence);
+  } else if (type === 'tool.output' || type === 'execution.receipt') {
+    const id = str(payload.proposal_id);
+    if (id) {
+      const g = groupOf(parts, id);
+      g.sequences.push(sequence);
+      if (type === 'tool.output') g.tool_output = payload.output;
+      else g.receipt = obj(payload.receipt);
+      g.result ??= payload;
+    }
+  } else if (type.startsWith('gateway.')) {
+    readGatewayEvent(parts, sequence, type, payload);
+  } else if (type.startsWith('executor.')) {
+    const id = str(payload.proposal_id);
+    if (id) {
+      const g = groupOf(parts, id);
+      g.sequences.push(sequence);
+      g.executor.push({ sequence, type, payload });
+    } else {
+      parts.loose.push(step('control_event', `Executor: ${type.slice(9)}`, sequence, payload));
+    }
+  } else if (type === 'finding') {
+    parts.finding = findingStep(sequence, payload);
+  } else if (type === 'harness.attack') {
+    parts.tail.push(harnessAttackStep(sequence, payload));
+  } else if (type === 'run.finished') {
+    parts.tail.push({
+      ...step('run_finished', `Run finished: ${payload.status ?? '?'}`, sequence, payload),
+      summary: runFinishedSummary(payload),
+    });
+  } else {
+    parts.loose.push(step('control_event', type, sequence, payload));
+  }
+}
+
+/** A step that carries its event's payload as is (index set when the replay is assembled). */
+const step = (
+  kind: 'run_started' | 'harness_attack' | 'control_event' | 'run_finished',
+  title: string,
+  sequence: number,
+  data: Payload,
+  at: string | null = null,
+): ReplayStep => ({ index: 0, kind, title, at, sequences: [sequence], data });
+
+function runStartedStep(sequence: number, payload: Payload): ReplayStep {
+  return {
+    ...step(
+      'run_started',
+      `Run started: ${payload.scenario_id ?? 'scenario'} in ${payload.mode ?? '?'} mode`,
+      sequence,
+      payload,
+    ),
+    summary: runStartedSummary(payload),
   };
-  // Interleave model turns and the actions they proposed by time (a turn comes before what it proposed).
+}
+
+function modelTurnStep(sequence: number, payload: Payload): TurnStep {
+  const stage = str(payload.stage);
+  // A free-form (MCP) agent has no stages: its turn is one tool call.
+  const call = stage === null && payload.provider === 'mcp' ? str(payload.proposed_tool) : null;
+  return {
+    stage,
+    step: {
+      index: 0,
+      kind: 'model_turn',
+      title: call ? `Agent call: ${call}` : `Model turn${stage ? `: ${stage}` : ''}`,
+      at: str(payload.created_at),
+      sequences: [sequence],
+      data: {
+        stage,
+        provider: payload.provider,
+        model: payload.model,
+        finish_reason: payload.finish_reason,
+        output_text: payload.output_text,
+        proposed_tool: payload.proposed_tool ?? null,
+        validated_arguments: payload.validated_arguments ?? null,
+        error: payload.error ?? null,
+        usage: payload.usage ?? null,
+        latency_ms: payload.latency_ms ?? null,
+      },
+    },
+  };
+}
+
+/** A control-plane event joins its proposal's action; one about no proposal is a step of its own. */
+function readGatewayEvent(parts: ReplayParts, sequence: number, type: string, payload: Payload): void {
+  const id = str(payload.proposal_id);
+  const entry = {
+    sequence,
+    kind: str(payload.kind) ?? type.slice(8),
+    at: str(payload.at),
+    detail: obj(payload.detail),
+  };
+  if (id) {
+    const g = groupOf(parts, id);
+    g.sequences.push(sequence);
+    g.gateway.push(entry);
+    g.at ??= entry.at;
+  } else {
+    parts.loose.push(
+      step(
+        'control_event',
+        `Control plane: ${entry.kind.replace(/_/g, ' ')}`,
+        sequence,
+        {
+          kind: entry.kind,
+          detail: entry.detail,
+        },
+        entry.at,
+      ),
+    );
+  }
+}
+
+function findingStep(sequence: number, payload: Payload): ReplayStep {
+  const claims = Array.isArray(payload.claims) ? payload.claims.map(obj) : [];
+  return {
+    index: 0,
+    kind: 'finding',
+    title: 'Finding',
+    at: null,
+    sequences: [sequence],
+    data: {
+      summary: payload.summary ?? null,
+      confidence: payload.confidence ?? null,
+      techniques: payload.techniques ?? [],
+      supported_claims: claims.filter((c) => c.supported === true),
+      unsupported_claims: claims.filter((c) => c.supported !== true),
+      evidence_ids: Array.isArray(payload.evidence_refs) ? payload.evidence_refs.map((r) => obj(r).evidence_id) : [],
+    },
+  };
+}
+
+function harnessAttackStep(sequence: number, payload: Payload): ReplayStep {
+  const summary = harnessAttackSummary(payload);
+  return {
+    ...step(
+      'harness_attack',
+      `Run-level attack: ${String(payload.attack ?? '?').replace(/_/g, ' ')} → ${summary.verdict?.text ?? '?'}`,
+      sequence,
+      payload,
+    ),
+    summary,
+  };
+}
+
+/** One proposal's group as an action step, titled with what became of it. */
+function actionStep(g: ActionGroup): ReplayStep {
+  const data = actionData(g);
+  const status = data.status ?? (g.gateway.some((e) => e.kind === 'executed') ? 'executed' : 'recorded');
+  return {
+    index: 0,
+    kind: 'action',
+    title: `Action: ${data.tool ?? 'unknown tool'} → ${status}`,
+    at: g.at,
+    sequences: [...g.sequences].sort((a, b) => a - b),
+    data,
+  };
+}
+
+/**
+ * Model turns and the actions the model proposed, interleaved by time: at the same instant a turn comes before
+ * an action (a turn comes before what it proposed), otherwise each keeps its chain order. The finding follows
+ * the turn of the `form_finding` stage, or closes the list when no turn had that stage. Untimed entries sort
+ * first.
+ */
+export function interleaveTurnsAndActions(
+  turns: readonly TurnStep[],
+  actions: readonly { at: string | null; step: ReplayStep }[],
+  finding: ReplayStep | null,
+): ReplayStep[] {
   const timed: { at: string; order: number; step: ReplayStep; stage?: string | null }[] = [];
   turns.forEach((t, i) => {
     timed.push({ at: t.step.at ?? '', order: i * 2, step: t.step, stage: t.stage });
   });
-  const ownActions = [...groups.values()].filter((g) => portProposals.has(g.proposal_id));
-  ownActions.forEach((g, i) => {
-    timed.push({ at: g.at ?? '', order: i * 2 + 1, step: actionStep(g) });
+  actions.forEach((a, i) => {
+    timed.push({ at: a.at ?? '', order: i * 2 + 1, step: a.step });
   });
   timed.sort((a, b) =>
     a.at < b.at
@@ -449,8 +534,5 @@ export function buildReplay(events: readonly StoredAuditEvent[], verification: C
     }
   }
   if (finding && !findingPlaced) middle.push(finding);
-  // Proposals made by the run-level attacks (replays, mutations) come before the attack summaries.
-  const attackActions = [...groups.values()].filter((g) => !portProposals.has(g.proposal_id)).map(actionStep);
-  const steps = [...head, ...middle, ...loose, ...attackActions, ...tail].map((s, index) => ({ ...s, index }));
-  return { run_id: verification.run_id, scenario_id: scenarioId, mode, verification, steps };
+  return middle;
 }
