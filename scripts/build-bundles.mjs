@@ -87,10 +87,26 @@ function workspaceSource(spec) {
   throw new Error(`${spec} is not exported by packages/${m[1]}/package.json`);
 }
 
+/**
+ * zod's `z.locales` namespace holds ~60 translations of its error messages (~500 KB of JavaScript, a quarter of what a
+ * 1-case `harness run` loads). No package source uses them (English is zod's default, registered by its schemas
+ * module), so inside the bundle the namespace holds English only. Plugins import zod from node_modules, whole.
+ */
+const ZOD_LOCALES = 'aeh-zod-locales';
+
 function bundlePlugin(outdir) {
   return {
     name: 'aeh-bundle',
     setup(b) {
+      b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        /[/\\]node_modules[/\\]zod[/\\]v4[/\\]/.test(args.importer)
+          ? { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: ZOD_LOCALES }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: ZOD_LOCALES }, (args) => ({
+        contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+        resolveDir: dirname(args.path),
+      }));
       b.onResolve({ filter: /^[^./]/ }, (args) => {
         if (args.path.startsWith('node:')) return { path: args.path, external: true };
         const source = workspaceSource(args.path);

@@ -58,6 +58,17 @@ tests: [{ id: a, input: hi }]
     expect(r.stderr).toMatch(/did you mean 'exact_match'/);
   });
 
+  it('validation messages are zod’s English ones (the bundle keeps only the English locale), exit 2', () => {
+    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    writeFileSync(
+      join(d, 'suite.yaml'),
+      `version: "1.0"\nname: 5\nagent: { adapter: echo }\nevaluators: [exact_match]\ntests: [{ id: a, input: hi }]\n`,
+    );
+    const r = runBundle(['run', 'suite.yaml', '--out', 'out'], d);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/suite\.yaml:2:7: name: Invalid input: expected string, received number/);
+  });
+
   it('stack traces name the TypeScript sources through the source maps', () => {
     const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
     // A module adapter whose file throws when loaded: a runtime error (exit 3) with HARNESS_DEBUG printing the stack.
