@@ -41,7 +41,5 @@ export function pretty(value: unknown): string {
 
 /** Items with stable React keys for lists whose order is their identity (trajectories, evaluator lists). */
 export function keyed<T>(items: readonly T[], prefix = 'k'): { key: string; item: T; index: number }[] {
-  const out: { key: string; item: T; index: number }[] = [];
-  for (let index = 0; index < items.length; index++) out.push({ key: `${prefix}${index}`, item: items[index], index });
-  return out;
+  return items.map((item, index) => ({ key: `${prefix}${index}`, item, index }));
 }

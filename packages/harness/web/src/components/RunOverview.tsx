@@ -70,7 +70,10 @@ export function HeadlineCard({ run }: { run: RunDetail }) {
 const bins = (values: number[], lo: number, hi: number, n = 10): number[] => {
   const out = new Array<number>(n).fill(0);
   const span = hi - lo || 1;
-  for (const v of values) out[Math.min(n - 1, Math.max(0, Math.floor(((v - lo) / span) * n)))]++;
+  for (const v of values) {
+    const bin = Math.min(n - 1, Math.max(0, Math.floor(((v - lo) / span) * n)));
+    out[bin] = (out[bin] ?? 0) + 1;
+  }
   return out;
 };
 

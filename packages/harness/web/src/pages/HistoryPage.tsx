@@ -99,13 +99,7 @@ export function HistoryPage({ suite, metric: wanted }: { suite: string; metric: 
                     {p.lower !== null && p.upper !== null ? `[${num(p.lower)}, ${num(p.upper)}]` : '–'}
                   </td>
                   <td className="num">
-                    {i === 0 ? (
-                      ''
-                    ) : (
-                      <a href={href(['compare', points[i - 1].id, p.id])} title="compare with the previous run">
-                        {signed(p.value - points[i - 1].value)}
-                      </a>
-                    )}
+                    <ChangeFromPrevious previous={points[i - 1]} point={p} />
                   </td>
                 </tr>
               ))}
@@ -163,5 +157,15 @@ export function HistoryPage({ suite, metric: wanted }: { suite: string; metric: 
         </table>
       )}
     </section>
+  );
+}
+
+/** The change from the run before (a link comparing the two); nothing for the first run. */
+function ChangeFromPrevious({ previous, point }: { previous: HistoryPoint | undefined; point: HistoryPoint }) {
+  if (!previous) return null;
+  return (
+    <a href={href(['compare', previous.id, point.id])} title="compare with the previous run">
+      {signed(point.value - previous.value)}
+    </a>
   );
 }

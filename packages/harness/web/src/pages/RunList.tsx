@@ -32,8 +32,11 @@ export function RunList({ suite }: { suite: string | null }) {
   const compareHref = () => {
     const runs = (page?.items ?? []).filter((r) => selected.includes(r.id));
     runs.sort((a, b) => a.started_at.localeCompare(b.started_at)); // older run is the baseline
-    return href(['compare', runs[0].id, runs[1].id]);
+    const [baseline, candidate] = runs;
+    // The selection can name a run no longer on this page: then there is nothing to compare here.
+    return baseline && candidate ? href(['compare', baseline.id, candidate.id]) : null;
   };
+  const compareTarget = selected.length === 2 ? compareHref() : null;
 
   return (
     <section>
@@ -57,8 +60,8 @@ export function RunList({ suite }: { suite: string | null }) {
         </label>
         {suite && <a href={href(['history', suite])}>history of {suite}</a>}
         <span className="spacer" />
-        {selected.length === 2 ? (
-          <a className="button" href={compareHref()}>
+        {compareTarget ? (
+          <a className="button" href={compareTarget}>
             Compare selected
           </a>
         ) : (
