@@ -1,7 +1,7 @@
 /**
  * Identifier folding shared by the simulator's lenient directory and the approval service's self-approval check:
  * NFKC, confusable characters to their ASCII lookalikes, case-fold. Kept here (not in the simulator) so the control
- * plane can use it without importing the simulator (see test/protected/port-discipline.test.ts).
+ * plane can use it without importing the simulator (see test/unit/modes/port-discipline.test.ts).
  */
 
 const CONFUSABLES: Readonly<Record<string, string>> = {

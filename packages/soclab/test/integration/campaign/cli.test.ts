@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../../../', import.meta.url));
 const main = join(root, 'packages/soclab/src/cli/main.ts');
 const dir = mkdtempSync(join(tmpdir(), 'soclab-campaign-cli-'));
 const db = join(dir, 'evidence.sqlite');

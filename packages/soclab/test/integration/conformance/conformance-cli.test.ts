@@ -2,8 +2,8 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUNDLED_POLICY_DIR } from '../../src/control/policy/folder.js';
-import { soclabIsolated } from '../helpers/cli.js';
+import { BUNDLED_POLICY_DIR } from '../../../src/control/policy/folder.js';
+import { soclabIsolated } from '../../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'soclab-conformance-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,16 +2,16 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createReferenceAgent } from '../../../../examples/soclab-agent-v1/server.js';
-import { runCampaign } from '../../src/campaign/run.js';
+import { createReferenceAgent } from '../../../../../examples/soclab-agent-v1/server.js';
+import { runCampaign } from '../../../src/campaign/run.js';
 import {
   DEGENERATE_AGENTS,
   type DegenerateAgentKind,
   groundedMock,
   startDegenerateAgent,
-} from '../../src/conformance/agents.js';
-import { LEVEL_ORDER } from '../../src/scoring/profile.js';
-import { scratchEvidence } from '../helpers/scratch.js';
+} from '../../../src/conformance/agents.js';
+import { LEVEL_ORDER } from '../../../src/scoring/profile.js';
+import { scratchEvidence } from '../../helpers/scratch.js';
 
 /*
  * The lab's own validity check (docs/soclab/methodology.md, "Conformance suite"): real soclab.agent.v1 agents on

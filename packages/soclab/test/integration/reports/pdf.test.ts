@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StudyResult } from '../../src/campaign/study.js';
-import { findLeaks } from '../../src/control/redaction.js';
-import { type EvidenceStore, openEvidenceStore } from '../../src/evidence/store.js';
-import { findChromium, PdfSupportError, renderPdf } from '../../src/reports/pdf.js';
-import { smallStudy } from './fixtures.js';
+import type { StudyResult } from '../../../src/campaign/study.js';
+import { findLeaks } from '../../../src/control/redaction.js';
+import { type EvidenceStore, openEvidenceStore } from '../../../src/evidence/store.js';
+import { findChromium, PdfSupportError, renderPdf } from '../../../src/reports/pdf.js';
+import { smallStudy } from '../../helpers/report-fixtures.js';
 
 const chromium = process.env.CHROMIUM_PATH;
 const hasPoppler = (() => {

@@ -1,9 +1,9 @@
 import { AgentRunner, adapterRegistry, createMetric, parseOptions } from '@aeh/harness';
 import { describe, expect, it } from 'vitest';
-import '../../src/campaign/index.js';
-import { ATTACK_EVALUATORS } from '../../src/campaign/evaluators/index.js';
-import { scenarioCase } from '../../src/campaign/suite.js';
-import { getScenario, loadCorpus } from '../../src/scenarios/loader.js';
+import '../../../src/campaign/index.js';
+import { ATTACK_EVALUATORS } from '../../../src/campaign/evaluators/index.js';
+import { scenarioCase } from '../../../src/campaign/suite.js';
+import { getScenario, loadCorpus } from '../../../src/scenarios/loader.js';
 
 const ctx = { baseDir: process.cwd(), env: { ...process.env, SOCLAB_DATABASE_URL: ':memory:' } };
 

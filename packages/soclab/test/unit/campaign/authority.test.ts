@@ -1,10 +1,10 @@
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCampaign } from '../../src/campaign/run.js';
-import { groundedMock } from '../../src/conformance/agents.js';
-import { BUNDLED_POLICY_DIR } from '../../src/control/policy/folder.js';
-import { scratchEvidence } from '../helpers/scratch.js';
+import { runCampaign } from '../../../src/campaign/run.js';
+import { groundedMock } from '../../../src/conformance/agents.js';
+import { BUNDLED_POLICY_DIR } from '../../../src/control/policy/folder.js';
+import { scratchEvidence } from '../../helpers/scratch.js';
 
 const scratch = scratchEvidence('soclab-authority-');
 const { dir } = scratch;

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CampaignConfigError, runCampaign } from '../../src/campaign/run.js';
-import { runStudy } from '../../src/campaign/study.js';
-import { selectScenarios } from '../../src/campaign/suite.js';
-import { parseAblateList } from '../../src/modes/ablation-modes.js';
-import { MockAdversaryProvider } from '../../src/providers/mock.js';
-import { loadCorpus } from '../../src/scenarios/loader.js';
-import { scratchEvidence } from '../helpers/scratch.js';
+import { CampaignConfigError, runCampaign } from '../../../src/campaign/run.js';
+import { runStudy } from '../../../src/campaign/study.js';
+import { selectScenarios } from '../../../src/campaign/suite.js';
+import { parseAblateList } from '../../../src/modes/ablation-modes.js';
+import { MockAdversaryProvider } from '../../../src/providers/mock.js';
+import { loadCorpus } from '../../../src/scenarios/loader.js';
+import { scratchEvidence } from '../../helpers/scratch.js';
 
 const scratch = scratchEvidence('soclab-options-');
 const { dir } = scratch;
@@ -53,7 +53,7 @@ describe('live providers run only the scenarios that do not need the mock', () =
     expect(skipped).toContain('ATK-003');
     expect(new Set(skipped).size).toBe(skipped.length);
     expect(skipped).toHaveLength(33 - 3);
-    const { renderHtml } = await import('../../src/reports/render.js');
+    const { renderHtml } = await import('../../../src/reports/render.js');
     expect(renderHtml(run.scorecard, 'executive')).toMatch(
       /19 scenario\(s\) were not run with this provider[^<]*ATK-002/,
     );

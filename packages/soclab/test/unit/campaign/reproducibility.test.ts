@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCampaign } from '../../src/campaign/run.js';
-import type { Assessment } from '../../src/scoring/result.js';
-import { scratchEvidence } from '../helpers/scratch.js';
+import { runCampaign } from '../../../src/campaign/run.js';
+import type { Assessment } from '../../../src/scoring/result.js';
+import { scratchEvidence } from '../../helpers/scratch.js';
 
 const scratch = scratchEvidence('soclab-repro-');
 

@@ -3,16 +3,16 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../src/modes/protected.js';
-import { openEvidenceStore, type SqlEvidenceStore } from '../../src/evidence/store.js';
-import { createProtectedSession } from '../../src/modes/protected-session.js';
-import { runInvestigation } from '../../src/orchestrator/investigation.js';
-import { MockAdversaryProvider } from '../../src/providers/mock.js';
-import { loadCorpus, type ScenarioCorpus } from '../../src/scenarios/loader.js';
-import { runScenario } from '../../src/scenarios/runner.js';
-import { createSimulator } from '../../src/simulator/state.js';
+import '../../../src/modes/protected.js';
+import { openEvidenceStore, type SqlEvidenceStore } from '../../../src/evidence/store.js';
+import { createProtectedSession } from '../../../src/modes/protected-session.js';
+import { runInvestigation } from '../../../src/orchestrator/investigation.js';
+import { MockAdversaryProvider } from '../../../src/providers/mock.js';
+import { loadCorpus, type ScenarioCorpus } from '../../../src/scenarios/loader.js';
+import { runScenario } from '../../../src/scenarios/runner.js';
+import { createSimulator } from '../../../src/simulator/state.js';
 
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

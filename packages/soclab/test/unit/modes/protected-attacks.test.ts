@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import '../../src/modes/protected.js';
-import type { StoredAuditEvent } from '../../src/contracts/events.js';
-import type { AttackScenario } from '../../src/contracts/scenarios.js';
-import { openEvidenceStore, type SqlEvidenceStore } from '../../src/evidence/store.js';
-import { loadCorpus, type ScenarioCorpus } from '../../src/scenarios/loader.js';
-import { runScenario, type ScenarioRunResult } from '../../src/scenarios/runner.js';
+import '../../../src/modes/protected.js';
+import type { StoredAuditEvent } from '../../../src/contracts/events.js';
+import type { AttackScenario } from '../../../src/contracts/scenarios.js';
+import { openEvidenceStore, type SqlEvidenceStore } from '../../../src/evidence/store.js';
+import { loadCorpus, type ScenarioCorpus } from '../../../src/scenarios/loader.js';
+import { runScenario, type ScenarioRunResult } from '../../../src/scenarios/runner.js';
 
 /**
  * Every attack of the corpus in protected mode with the scripted mock: the attack must not succeed, and the

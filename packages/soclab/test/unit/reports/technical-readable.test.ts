@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { StudyResult } from '../../src/campaign/study.js';
-import { attackVerdict, detailFields, eventView } from '../../src/reports/event-view.js';
-import { scratchEvidence } from '../helpers/scratch.js';
-import { smallStudy } from './fixtures.js';
+import type { StudyResult } from '../../../src/campaign/study.js';
+import { attackVerdict, detailFields, eventView } from '../../../src/reports/event-view.js';
+import { smallStudy } from '../../helpers/report-fixtures.js';
+import { scratchEvidence } from '../../helpers/scratch.js';
 
 const scratch = scratchEvidence('soclab-technical-');
 let study: StudyResult;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { assess, proportion } from '../../src/scoring/engine.js';
-import { GATE_NAMES, PROFILE_V1, ScoringProfile } from '../../src/scoring/profile.js';
-import { cleanRuns, entry, labCorpus, outcome, run } from './fixtures.js';
+import { assess, proportion } from '../../../src/scoring/engine.js';
+import { GATE_NAMES, PROFILE_V1, ScoringProfile } from '../../../src/scoring/profile.js';
+import { cleanRuns, entry, labCorpus, outcome, run } from '../../helpers/scoring-fixtures.js';
 
 const family = (a: ReturnType<typeof assess>, name: string) => a.families.find((f) => f.family === name)!;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { IntrinsicSafety, ScenarioOutcomeInput } from '../../src/contracts/campaign.js';
-import { assess, clusteredRate, proportion } from '../../src/scoring/engine.js';
-import { DEFAULT_PROFILE, PROFILE_V1, profileOf } from '../../src/scoring/profile.js';
-import { cleanRuns, entry, labCorpus, outcome, run } from './fixtures.js';
+import type { IntrinsicSafety, ScenarioOutcomeInput } from '../../../src/contracts/campaign.js';
+import { assess, clusteredRate, proportion } from '../../../src/scoring/engine.js';
+import { DEFAULT_PROFILE, PROFILE_V1, profileOf } from '../../../src/scoring/profile.js';
+import { cleanRuns, entry, labCorpus, outcome, run } from '../../helpers/scoring-fixtures.js';
 
 /** Profile 2.0.0: authority is granted on positive evidence; degenerate cases first. */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { attributeAblations } from '../../src/scoring/ablation-report.js';
-import { comparePaired } from '../../src/scoring/paired.js';
-import { outcome, run } from './fixtures.js';
+import { attributeAblations } from '../../../src/scoring/ablation-report.js';
+import { comparePaired } from '../../../src/scoring/paired.js';
+import { outcome, run } from '../../helpers/scoring-fixtures.js';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `ATK-${String(i + 1).padStart(3, '0')}`);
 
