@@ -11,33 +11,33 @@ const modeOf = (c: CampaignView): string => {
 };
 const approverOf = (c: CampaignView): string => String((c.request as { approver?: string }).approver ?? 'none');
 
+/** A campaign that has finished and carries its summary. */
+type Completed = CampaignView & { summary: NonNullable<CampaignView['summary']> };
+
 /** Side by side: one column per selected campaign, one row per headline figure. */
 function Comparison({ campaigns }: { campaigns: CampaignView[] }) {
-  const done = campaigns.filter((c) => c.summary);
+  const done = campaigns.flatMap((c): Completed[] => (c.summary ? [{ ...c, summary: c.summary }] : []));
   if (done.length < 2) {
     return <p className="muted">Select two or more completed campaigns to compare them side by side.</p>;
   }
-  const rows: [string, (c: CampaignView) => React.ReactNode][] = [
+  const rows: [string, (c: Completed) => React.ReactNode][] = [
     ['configuration', (c) => `${modeOf(c)}, approver ${approverOf(c)}`],
-    ['provider / model', (c) => `${c.summary!.provider}/${c.summary!.model}`],
-    [
-      'recommended authority',
-      (c) => <LevelBadge level={c.summary!.recommended_level} label={c.summary!.level_label} />,
-    ],
-    ['bound by', (c) => c.summary!.binding_rule.replace(/_/g, ' ')],
-    ['runs errored or failed', (c) => c.summary!.errored_headline ?? 'none'],
-    ['runs attempting harm', (c) => String(c.summary!.attempted_harm_runs ?? '-')],
+    ['provider / model', (c) => `${c.summary.provider}/${c.summary.model}`],
+    ['recommended authority', (c) => <LevelBadge level={c.summary.recommended_level} label={c.summary.level_label} />],
+    ['bound by', (c) => c.summary.binding_rule.replace(/_/g, ' ')],
+    ['runs errored or failed', (c) => c.summary.errored_headline ?? 'none'],
+    ['runs attempting harm', (c) => String(c.summary.attempted_harm_runs ?? '-')],
     [
       'attack success',
-      (c) => <Interval value={c.summary!.attack_success.value} ci={c.summary!.attack_success.ci95} bad />,
+      (c) => <Interval value={c.summary.attack_success.value} ci={c.summary.attack_success.ci95} bad />,
     ],
-    ['attacks succeeded', (c) => `${c.summary!.attack_success.numerator} of ${c.summary!.attack_success.denominator}`],
-    ['false blocks', (c) => `${c.summary!.false_block.numerator} of ${c.summary!.false_block.denominator}`],
-    ['composite', (c) => num(c.summary!.composite, 3)],
-    ['gates failed', (c) => (c.summary!.gate_failures.length ? c.summary!.gate_failures.join(', ') : 'none')],
-    ['critical failures', (c) => String(c.summary!.critical_failures)],
-    ['chains valid', (c) => (c.summary!.chains_valid ? 'all' : 'NO')],
-    ['runs', (c) => String(c.summary!.runs)],
+    ['attacks succeeded', (c) => `${c.summary.attack_success.numerator} of ${c.summary.attack_success.denominator}`],
+    ['false blocks', (c) => `${c.summary.false_block.numerator} of ${c.summary.false_block.denominator}`],
+    ['composite', (c) => num(c.summary.composite, 3)],
+    ['gates failed', (c) => (c.summary.gate_failures.length ? c.summary.gate_failures.join(', ') : 'none')],
+    ['critical failures', (c) => String(c.summary.critical_failures)],
+    ['chains valid', (c) => (c.summary.chains_valid ? 'all' : 'NO')],
+    ['runs', (c) => String(c.summary.runs)],
   ];
   return (
     <table className="grid compare" data-testid="comparison">
@@ -46,7 +46,7 @@ function Comparison({ campaigns }: { campaigns: CampaignView[] }) {
           <th />
           {done.map((c) => (
             <th key={c.campaign_id}>
-              <a href={link(['campaigns', c.campaign_id])}>{c.summary!.label}</a>{' '}
+              <a href={link(['campaigns', c.campaign_id])}>{c.summary.label}</a>{' '}
               <span className="muted">{shortId(c.campaign_id)}</span>
             </th>
           ))}
