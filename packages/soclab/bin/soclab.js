@@ -8,13 +8,16 @@ import { setFlagsFromString } from 'node:v8';
 // then recompiles the hot ones with TurboFan. A demo or campaign ends before that pays back (fresh `soclab demo`:
 // 0.68x the CPU without it; a 10-repeat campaign: 0.93x), so those run Liftoff code only. The long-lived processes
 // keep tiering up: their steady decision rate is ~1.6x higher with it. Set before anything compiles the module.
-if (!['serve', 'worker', 'mcp'].includes(process.argv[2] ?? '')) setFlagsFromString('--liftoff-only');
+const longLived = ['serve', 'worker', 'mcp'].includes(process.argv[2] ?? '');
+if (!longLived) setFlagsFromString('--liftoff-only');
+
+// Stack traces name the TypeScript sources, not bundle or tsc output offsets, where a stack can be printed: with
+// SOCLAB_DEBUG, and in the servers' logs. Not otherwise: reading and parsing the source maps costs every short command.
+if (longLived || process.env.SOCLAB_DEBUG) process.setSourceMapsEnabled(true);
 
 const mtime = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? Number.NaN;
 const built = ['../dist/.tsbuildinfo', '../../harness/dist/.tsbuildinfo', '../../models/dist/.tsbuildinfo'].map(mtime);
 if (mtime('../dist/bundle/cli.js') >= Math.max(...built)) {
-  // Stack traces name the TypeScript sources, not bundle offsets.
-  process.setSourceMapsEnabled(true);
   await import('../dist/bundle/cli.js');
 } else {
   await import('../dist/cli/main.js');

@@ -82,4 +82,31 @@ tests: [{ id: a, input: hi }]
     expect(r.stderr).toMatch(/packages\/harness\/src\/[\w/-]+\.ts:\d+:\d+/);
     expect(r.stderr).not.toMatch(/dist\/bundle\/[\w-]+\.js:\d+/);
   });
+
+  it('the bin turns the source maps on for HARNESS_DEBUG, the only time the CLI prints a stack', () => {
+    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    writeFileSync(join(d, 'agent.mjs'), "throw new Error('agent module failed to load');\n");
+    writeFileSync(
+      join(d, 'suite.yaml'),
+      `version: "1.0"\nname: trace\nagent: { adapter: module, options: { module: ./agent.mjs } }\nevaluators: [exact_match]\ntests: [{ id: a, input: hi }]\n`,
+    );
+    const bin = (env: Record<string, string>) =>
+      spawnSync(
+        process.execPath,
+        [join(root, 'packages/harness/bin/harness.js'), 'run', 'suite.yaml', '--out', 'out'],
+        {
+          cwd: d,
+          encoding: 'utf8',
+          env: { ...process.env, NO_COLOR: '1', CI: '', ...env },
+          timeout: 60_000,
+        },
+      );
+    const debug = bin({ HARNESS_DEBUG: '1' });
+    expect(debug.status).toBe(2);
+    expect(debug.stderr).toMatch(/packages\/harness\/src\/[\w/-]+\.ts:\d+:\d+/);
+    const quiet = bin({ HARNESS_DEBUG: '' });
+    expect(quiet.status).toBe(2);
+    expect(quiet.stderr).toMatch(/agent module failed to load/);
+    expect(quiet.stderr).not.toMatch(/\n\s+at /);
+  });
 });
