@@ -3,7 +3,7 @@ import { newUuid, nowUtc, Uuid } from '../../../src/contracts/common.js';
 import { reproducibleScope, seededUuid, withReproducibleScope } from '../../../src/contracts/reproducible.js';
 import { ApprovalService } from '../../../src/control/approvals.js';
 import { GrantSigner } from '../../../src/control/grants.js';
-import { makeProposal } from '../../control/helpers.js';
+import { makeProposal } from '../../helpers/control.js';
 
 const EPOCH_MS = 1_700_000_000_000;
 const tick = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 5));

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalAlreadySettledError, ApprovalInbox, type InboxSettlement } from '../../src/control/approval-inbox.js';
-import { ApprovalNotFoundError, SelfApprovalError } from '../../src/control/approvals.js';
-import '../../src/modes/builtin.js';
-import { runScenario } from '../../src/scenarios/runner.js';
+import {
+  ApprovalAlreadySettledError,
+  ApprovalInbox,
+  type InboxSettlement,
+} from '../../../src/control/approval-inbox.js';
+import { ApprovalNotFoundError, SelfApprovalError } from '../../../src/control/approvals.js';
+import '../../../src/modes/builtin.js';
+import { runScenario } from '../../../src/scenarios/runner.js';
 
 /** Polls `probe` until it returns a value, for up to 30 s (generous for a loaded machine). */
 async function until<T>(probe: () => T | undefined, what: string): Promise<T> {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ActionProposal } from '../../src/contracts/proposals.js';
-import { ApprovalNotFoundError, ApprovalService, SelfApprovalError } from '../../src/control/approvals.js';
-import { createSimulatedApprover, parseApproverMode } from '../../src/control/approver.js';
-import { makeProposal } from './helpers.js';
+import { ActionProposal } from '../../../src/contracts/proposals.js';
+import { ApprovalNotFoundError, ApprovalService, SelfApprovalError } from '../../../src/control/approvals.js';
+import { createSimulatedApprover, parseApproverMode } from '../../../src/control/approver.js';
+import { makeProposal } from '../../helpers/control.js';
 
 describe('approval service', () => {
   it('is idempotent per pending proposal and lists pending requests with their reason codes', () => {

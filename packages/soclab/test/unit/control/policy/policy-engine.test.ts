@@ -3,18 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CedarPolicyEngine } from '../../src/control/policy/cedar-engine.js';
+import { CedarPolicyEngine } from '../../../../src/control/policy/cedar-engine.js';
 import {
   decideOrFailClosed,
   type PolicyEngine,
   PolicyLoadError,
   PolicyUnavailableError,
   withDeadline,
-} from '../../src/control/policy/engine.js';
-import { BUNDLED_POLICY_DIR, resolvePolicyDir } from '../../src/control/policy/folder.js';
-import { PolicyInput, type PolicyInputData } from '../../src/control/policy/input.js';
-import { loadPolicyTestTable, runPolicyTestTable } from '../../src/control/policy/test-table.js';
-import { bundledEngine, controlPlane, kindsFor, makeProposal } from './helpers.js';
+} from '../../../../src/control/policy/engine.js';
+import { BUNDLED_POLICY_DIR, resolvePolicyDir } from '../../../../src/control/policy/folder.js';
+import { PolicyInput, type PolicyInputData } from '../../../../src/control/policy/input.js';
+import { loadPolicyTestTable, runPolicyTestTable } from '../../../../src/control/policy/test-table.js';
+import { bundledEngine, controlPlane, kindsFor, makeProposal } from '../../../helpers/control.js';
 
 const scratch: string[] = [];
 afterAll(() => {
@@ -314,7 +314,7 @@ describe('fail closed', () => {
   it('a corrupt policy folder leaves protected mode failing closed (via unavailableEngine)', async () => {
     const dir = policyCopy();
     writeFileSync(join(dir, 'permit.cedar'), 'permit (principal, action, resource) when { context.nope };');
-    const { loadPolicyEngine } = await import('../../src/control/policy/index.js');
+    const { loadPolicyEngine } = await import('../../../../src/control/policy/index.js');
     const loaded = loadPolicyEngine({ dir });
     expect(loaded.error).toBeInstanceOf(PolicyLoadError);
     const plane = controlPlane({ engine: loaded.engine });

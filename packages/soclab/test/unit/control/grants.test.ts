@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ActionProposal } from '../../src/contracts/proposals.js';
-import { ExecutionRefusedError, Executor } from '../../src/control/executor.js';
-import { GrantSigner, GrantVerificationError, keyFromEnvironment, proposalHash } from '../../src/control/grants.js';
-import { createSimulator } from '../../src/simulator/state.js';
-import { INCIDENT, makeProposal } from './helpers.js';
+import { ActionProposal } from '../../../src/contracts/proposals.js';
+import { ExecutionRefusedError, Executor } from '../../../src/control/executor.js';
+import { GrantSigner, GrantVerificationError, keyFromEnvironment, proposalHash } from '../../../src/control/grants.js';
+import { createSimulator } from '../../../src/simulator/state.js';
+import { INCIDENT, makeProposal } from '../../helpers/control.js';
 
 function setup(now: () => Date = () => new Date()) {
   const runId = randomUUID();

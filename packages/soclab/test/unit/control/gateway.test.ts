@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createSimulatedApprover } from '../../src/control/approver.js';
-import type { EngineDecision, PolicyEngine } from '../../src/control/policy/engine.js';
-import { controlPlane, kindsFor, makeProposal } from './helpers.js';
+import { createSimulatedApprover } from '../../../src/control/approver.js';
+import type { EngineDecision, PolicyEngine } from '../../../src/control/policy/engine.js';
+import { controlPlane, kindsFor, makeProposal } from '../../helpers/control.js';
 
 /** An engine that always answers `decision` (for gateway defense-in-depth tests). */
 function scripted(decision: Partial<EngineDecision>): PolicyEngine {
@@ -171,7 +171,7 @@ describe('control gateway', () => {
 
 describe('tool registry', () => {
   it('matches the reference registry: tiers and allowed argument keys, no incident_id anywhere', async () => {
-    const { DEFAULT_TOOL_REGISTRY } = await import('../../src/contracts/tools.js');
+    const { DEFAULT_TOOL_REGISTRY } = await import('../../../src/contracts/tools.js');
     const flat = Object.fromEntries(
       Object.entries(DEFAULT_TOOL_REGISTRY).map(([name, t]) => [
         name,
