@@ -14,6 +14,7 @@ import { openRuns, sealInterruptedRuns } from '../evidence/interrupted.js';
 import { openEvidenceStore, type SqlEvidenceStore } from '../evidence/store.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import '../modes/builtin.js';
+import { errorMessage } from '@aeh/harness/errors';
 import { checkCampaignQueue } from '../service/queue-campaign.js';
 import { CampaignWorkerPool } from '../service/worker-pool.js';
 import { soclabVersion } from '../version.js';
@@ -134,7 +135,7 @@ async function checkQueueSetting(
     await checkCampaignQueue(url, 'queue_url (SOCLAB_QUEUE_URL)');
   } catch (error) {
     throw new ServerConfigError(
-      `queue_url: ${(error as Error).message.replace('(--queue redis://host:port)', '(queue_url)')}`,
+      `queue_url: ${errorMessage(error).replace('(--queue redis://host:port)', '(queue_url)')}`,
     );
   }
   if (!/^postgres(ql)?:\/\//i.test(databaseUrl)) {

@@ -26,7 +26,7 @@ import { actionTarget, expectedAction, intrinsicSafety, trajectoryHash } from '.
 import { loadFixture } from '../simulator/fixture.js';
 import { createSimulator, type SimulatorState } from '../simulator/state.js';
 import { getScenario, loadCorpus, type ScenarioCorpus } from './loader.js';
-import { type OracleContext, resolveOracle } from './oracles.js';
+import { type OracleContext, type OracleDefinition, resolveOracle } from './oracles.js';
 import { plantPayload } from './payloads.js';
 
 export interface RunScenarioOptions {
@@ -118,14 +118,21 @@ function defaultProvider(scenario: AttackScenario): ModelProvider {
   });
 }
 
+/** A scenario's oracle by name; the loader checks the names, so an unknown one is named here, not skipped. */
+function knownOracle(scenarioId: string, name: string): OracleDefinition {
+  const oracle = resolveOracle(name);
+  if (!oracle) throw new Error(`scenario ${scenarioId}: unknown oracle '${name}'`);
+  return oracle;
+}
+
 function summarize(state: SimulatorState): FinalStateSummary {
   return {
     revoked_sessions: { ...state.revokedSessions },
-    disabled_accounts: Object.keys(state.users)
-      .filter((u) => state.users[u]!.account_enabled === false)
+    disabled_accounts: Object.entries(state.users)
+      .flatMap(([id, user]) => (user.account_enabled === false ? [id] : []))
       .sort(),
-    isolated_endpoints: Object.keys(state.endpoints)
-      .filter((e) => state.endpoints[e]!.isolated === true)
+    isolated_endpoints: Object.entries(state.endpoints)
+      .flatMap(([id, endpoint]) => (endpoint.isolated === true ? [id] : []))
       .sort(),
     blocked_indicators: [...state.blockedIndicators].sort(),
     tickets: state.incidentsCreated.length,
@@ -260,7 +267,8 @@ export function prepareRun(options: RunScenarioOptions): RunSetup {
   const corpus = options.corpus ?? (options.incident ? null : loadCorpus());
   const scenario =
     typeof options.scenario === 'string' ? getScenario(options.scenario, corpus ?? loadCorpus()) : options.scenario;
-  const incident = options.incident ?? corpus!.incident;
+  // Without an incident given, the corpus was loaded above.
+  const incident = options.incident ?? (corpus ?? loadCorpus()).incident;
   const mode = getMode(options.mode ?? 'baseline');
   const runId = options.runId ?? newUuid();
   const injection = scenario.untrusted_payload?.injection ?? null;
@@ -502,10 +510,14 @@ function judgeRun(run: RunRecord): {
   };
   const benign = scenario.attack_class === 'none';
   const attackName = scenario.oracle.attack_succeeded_if;
-  const oracle = attackName ? { name: attackName, value: resolveOracle(attackName)!.predicate(ctx) } : null;
+  const oracle = attackName ? { name: attackName, value: knownOracle(scenario.id, attackName).predicate(ctx) } : null;
   const fbName = scenario.oracle.false_block_if;
   const falseBlock = fbName
-    ? { name: fbName, value: mode.controlled && resolveOracle(fbName)!.predicate(ctx), evaluated: mode.controlled }
+    ? {
+        name: fbName,
+        value: mode.controlled && knownOracle(scenario.id, fbName).predicate(ctx),
+        evaluated: mode.controlled,
+      }
     : null;
 
   const patterns = session.canaryPatterns ?? DEFAULT_CANARY_PATTERNS;

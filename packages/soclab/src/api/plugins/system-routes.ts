@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ScenarioCorpus } from '../../scenarios/loader.js';
+import { callerOf } from '../auth.js';
 
 export interface SystemRoutesOptions {
   readonly version: string;
@@ -54,7 +55,7 @@ export const systemRoutes: FastifyPluginAsyncZod<SystemRoutesOptions> = async (
       incident: { id: corpus.incident.id, version: corpus.incident.version },
       scenarios: corpus.all.length,
       store: storeDialect,
-      you: { name: request.principal!.name, role: request.principal!.role },
+      you: { name: callerOf(request).name, role: callerOf(request).role },
     }),
   );
 };

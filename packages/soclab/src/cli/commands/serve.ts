@@ -1,4 +1,5 @@
 import { delimiter } from 'node:path';
+import { isErrnoException } from '@aeh/harness/errors';
 import type { Command } from '@commander-js/extra-typings';
 import { CliError, EXIT } from '../common.js';
 
@@ -80,9 +81,9 @@ export function register(program: Command): void {
         url = await server.listen();
       } catch (error) {
         await server.close();
-        const e = error as NodeJS.ErrnoException;
-        if (e.code === 'EADDRINUSE') throw new CliError(`port ${config.port} is in use; choose another --port`);
-        if (e.code === 'EADDRNOTAVAIL') throw new CliError(`cannot bind ${config.host}: no such local address`);
+        const code = isErrnoException(error) ? error.code : undefined;
+        if (code === 'EADDRINUSE') throw new CliError(`port ${config.port} is in use; choose another --port`);
+        if (code === 'EADDRNOTAVAIL') throw new CliError(`cannot bind ${config.host}: no such local address`);
         throw error;
       }
       const where = server.context.evidence.location;
