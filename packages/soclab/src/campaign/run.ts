@@ -451,6 +451,7 @@ export function seededAgent(
   seeded: { seed: number; epochMs: number },
   label: string,
 ): Awaited<ReturnType<typeof createSoclabAgent>> {
+  const { close, describe } = agent;
   return {
     run: (input, ctx) =>
       withReproducibleScope(
@@ -459,8 +460,8 @@ export function seededAgent(
         seeded.epochMs,
         () => agent.run(input, ctx),
       ),
-    ...(agent.close ? { close: () => agent.close!() } : {}),
-    ...(agent.describe ? { describe: () => agent.describe!() } : {}),
+    ...(close ? { close: () => close.call(agent) } : {}),
+    ...(describe ? { describe: () => describe.call(agent) } : {}),
   };
 }
 

@@ -29,13 +29,14 @@ export class RunCheckpointer {
 
   /** Save the tail if it grew since the last save (writes are serialized; a failed save is retried next time). */
   nudge(): void {
-    if (this.stopped || !this.store.saveCheckpoint) return;
+    const save = this.store.saveCheckpoint;
+    if (this.stopped || !save) return;
     this.writing = this.writing.then(async () => {
       if (this.stopped) return;
       const events = this.tail();
       if (events.length === this.saved) return;
       try {
-        await this.store.saveCheckpoint!(this.runId, events);
+        await save.call(this.store, this.runId, events);
         this.saved = events.length;
       } catch {
         // Best effort: the chain itself is written at the end either way.
