@@ -12,7 +12,7 @@
 //   external and load from node_modules as before.
 // - `import.meta.url` in package sources is rewritten to the URL of the file's tsc output (dist/<same path>.js),
 //   so data folders, package.json and worker scripts found relative to a source file resolve as before.
-// - Linked source maps; the bins turn them on, so stack traces name the .ts sources.
+// - Linked source maps; the bins turn them on where a stack can be printed (HARNESS_DEBUG, SOCLAB_DEBUG, servers).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
