@@ -13,8 +13,8 @@
 // - `import.meta.url` in package sources is rewritten to the URL of the file's tsc output (dist/<same path>.js),
 //   so data folders, package.json and worker scripts found relative to a source file resolve as before.
 // - Linked source maps; the bins turn them on where a stack can be printed (HARNESS_DEBUG, SOCLAB_DEBUG, servers).
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -94,7 +94,7 @@ function workspaceSource(spec) {
  */
 const ZOD_LOCALES = 'aeh-zod-locales';
 
-function bundlePlugin(outdir) {
+function bundlePlugin(outdir, { commonjs = false } = {}) {
   return {
     name: 'aeh-bundle',
     setup(b) {
@@ -116,6 +116,10 @@ function bundlePlugin(outdir) {
       });
       b.onLoad({ filter: /[/\\]packages[/\\](models|harness|soclab)[/\\]src[/\\].*\.tsx?$/ }, (args) => {
         let contents = readFileSync(args.path, 'utf8');
+        // CommonJS has no top-level await: the CommonJS build's own entry calls main() (see bundleCliCommonJs).
+        if (commonjs && /[/\\]src[/\\]cli[/\\]main\.ts$/.test(args.path)) {
+          contents = contents.replace(/^await main\(\);$/m, '');
+        }
         // `await import('yaml')` of a CommonJS package inlined in a split bundle yields only `default`
         // (module.exports); Node gives named exports too. Give the bundle's dynamic imports Node's shape.
         contents = contents.replace(/\bawait import\('([^'.][^']*)'\)/g, (call, spec) =>
@@ -154,11 +158,12 @@ async function bundleCli(pkg, packagesInside) {
       entries[`@aeh/${p}${subpath.slice(1)}`] = `./${name}.js`;
     }
   }
-  await build({
+  const esm = await build({
     entryPoints,
     outdir,
     bundle: true,
     splitting: true,
+    metafile: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
@@ -180,9 +185,73 @@ async function bundleCli(pkg, packagesInside) {
       ].join('\n'),
     },
   });
+  return { outdir, entryPoints, entries, metafile: esm.metafile };
+}
+
+/**
+ * The harness CLI once more, as one CommonJS file (`cli.cjs`) that `bin/harness.js` loads through `vm.Script` with a
+ * V8 code cache (Node 20 caches no ES module code): compiling the bundle is most of a 1-case run's fixed cost.
+ * - Its entry publishes a loader of every package entry on a global; `cjs-<entry>.js` facades re-export what it
+ *   loads, and this build's entries map points plugins at those, so plugins share the CLI's registries.
+ * - `import()` in code compiled from V8's cache fails on Node 20 ("A dynamic import callback was not specified"),
+ *   so every `import(` of the output calls the bin's own `import()` through a global instead.
+ */
+async function bundleCliCommonJs(pkg, { outdir, entryPoints, entries, metafile }) {
+  const names = Object.keys(entryPoints).filter((name) => name !== 'cli');
+  const facades = {};
+  for (const name of names) {
+    const output = Object.entries(metafile.outputs).find(
+      ([, o]) => o.entryPoint && resolve(root, o.entryPoint) === entryPoints[name],
+    );
+    if (!output) throw new Error(`no output for entry ${name}`);
+    const spec = Object.keys(entries).find((k) => entries[k] === `./${name}.js`);
+    const exported = output[1].exports;
+    const named = exported.filter((e) => e !== 'default');
+    const lines = [
+      `const __aehModule = await globalThis[Symbol.for('aeh.bundle.modules')][${JSON.stringify(spec)}]();`,
+    ];
+    if (named.length > 0) lines.push(`export const { ${named.join(', ')} } = __aehModule;`);
+    if (exported.includes('default')) lines.push('export default __aehModule.default;');
+    writeFileSync(join(outdir, `cjs-${name}.js`), `${lines.join('\n')}\n`);
+    facades[spec] = `./cjs-${name}.js`;
+  }
+  // Each package entry loads when a plugin first imports it (esbuild keeps an internal import() lazy).
+  const entry = [
+    `import { main } from ${JSON.stringify(entryPoints.cli)};`,
+    `globalThis[Symbol.for('aeh.bundle.modules')] = { ${names.map((name, i) => `${JSON.stringify(Object.keys(facades)[i])}: () => import(${JSON.stringify(entryPoints[name])})`).join(', ')} };`,
+    'void main();',
+  ].join('\n');
+  const outfile = join(outdir, 'cli.cjs');
+  await build({
+    stdin: {
+      contents: entry,
+      resolveDir: join(root, 'packages', pkg, 'src', 'cli'),
+      sourcefile: 'cli-commonjs-entry.ts',
+      loader: 'ts',
+    },
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+    tsconfig: join(root, 'packages', pkg, 'tsconfig.json'),
+    plugins: [bundlePlugin(outdir, { commonjs: true })],
+    define: { 'import.meta.url': '__aehModuleUrl' },
+    banner: {
+      js: [
+        "const __aehModuleUrl = require('node:url').pathToFileURL(__filename).href;",
+        "const __aehImport = globalThis[Symbol.for('aeh.import')];",
+        "const __aehCjsInterop = (m) => { const d = m.default; return Object.keys(m).length === 1 && d !== null && (typeof d === 'object' || typeof d === 'function') ? { ...d, default: d } : m; };",
+        `globalThis[Symbol.for('aeh.bundle.entries')] ??= Object.fromEntries(Object.entries(${JSON.stringify(facades)}).map(([k, v]) => [k, new URL(v, __aehModuleUrl).href]));`,
+      ].join('\n'),
+    },
+  });
+  const code = readFileSync(outfile, 'utf8');
+  writeFileSync(outfile, code.replace(/(?<![\w$.])import\(/g, '__aehImport('));
 }
 
 const started = performance.now();
-await bundleCli('harness', ['harness', 'models']);
+await bundleCliCommonJs('harness', await bundleCli('harness', ['harness', 'models']));
 await bundleCli('soclab', ['soclab', 'harness', 'models']);
 console.log(`bundled the harness and soclab CLIs in ${(performance.now() - started).toFixed(0)} ms`);

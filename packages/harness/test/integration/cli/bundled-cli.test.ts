@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -108,5 +108,57 @@ tests: [{ id: a, input: hi }]
     expect(quiet.status).toBe(2);
     expect(quiet.stderr).toMatch(/agent module failed to load/);
     expect(quiet.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+// The bin runs the CommonJS copy of the bundle (cli.cjs) through V8's code cache while both bundles are fresh.
+const bin = join(root, 'packages/harness/bin/harness.js');
+const cacheDir = join(root, 'packages/harness/dist/bundle/cache');
+const mtime = (path: string) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Number.NaN;
+const cached =
+  mtime(join(root, 'packages/harness/dist/bundle/cli.cjs')) >= mtime(bundle) &&
+  mtime(bundle) >=
+    Math.max(
+      mtime(join(root, 'packages/harness/dist/.tsbuildinfo')),
+      mtime(join(root, 'packages/models/dist/.tsbuildinfo')),
+    );
+if (!cached && process.env.CI) throw new Error('the bundles are missing or older than the tsc builds: npm run build');
+if (!cached)
+  console.warn('skipping code-cache tests: the bundles are missing or stale (run node scripts/build-bundles.mjs)');
+
+describe.skipIf(!cached)('harness bin: the CommonJS bundle with a V8 code cache', () => {
+  it('plugins register into the CLI’s registries with the cache missing, written, and corrupt', () => {
+    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    writeFileSync(
+      join(d, 'suite.yaml'),
+      `version: "1.0"
+name: bundled-plugins
+plugins: [${join(fixtures, 'local-plugin.ts')}, ${join(fixtures, 'bundle-identity-plugin.mjs')}]
+agent: { adapter: echo }
+evaluators: [{ name: t_local_plugin, options: { n: 3 } }, t_bundle_identity]
+tests: [{ id: a, input: hi }]
+`,
+    );
+    const cacheFiles = () => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith('.v8')) : []);
+    for (const state of ['missing', 'written', 'corrupt']) {
+      if (state === 'missing') rmSync(cacheDir, { recursive: true, force: true });
+      if (state === 'corrupt') for (const f of cacheFiles()) writeFileSync(join(cacheDir, f), 'not V8 data');
+      const r = spawnSync(process.execPath, [bin, 'run', 'suite.yaml', '--out', `out-${state}`, '--format', 'json'], {
+        cwd: d,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', CI: '', HARNESS_DEBUG: '' },
+        timeout: 60_000,
+      });
+      expect(r.stderr, state).not.toMatch(/unknown evaluator|Warning/);
+      expect(r.status, state).toBe(0);
+      const exp = JSON.parse(readFileSync(join(d, `out-${state}/experiment.json`), 'utf8'));
+      expect(exp.results[0].evaluations, state).toEqual([
+        expect.objectContaining({ evaluator: 't_local_plugin', details: { n: 3 } }),
+        expect.objectContaining({ evaluator: 't_bundle_identity', details: { seesTypeScriptPlugin: true } }),
+      ]);
+      // Written at the first run's exit, rewritten over corrupt data.
+      expect(cacheFiles(), state).toEqual([`cli-${process.version}-${process.arch}.v8`]);
+      expect(statSync(join(cacheDir, cacheFiles()[0] ?? '')).size, state).toBeGreaterThan(100_000);
+    }
   });
 });

@@ -97,7 +97,7 @@ describe('harness run exports OpenTelemetry traces', () => {
     expect(r.code, r.out).toBe(0);
     const loaded = readFileSync(imports, 'utf8');
     // The recorder saw the run's own modules: the tsc output, or the bundled CLI (scripts/build-bundles.mjs).
-    expect(loaded).toMatch(/\/cli\/commands\/run\.js|\/dist\/bundle\/cli\.js/);
+    expect(loaded).toMatch(/\/cli\/commands\/run\.js|\/dist\/bundle\/cli\.c?js/);
     expect(loaded).not.toContain('@opentelemetry');
     expect(loaded).not.toContain('/telemetry/otel.js');
     expect(loaded).not.toContain('harness.telemetry.otel.js'); // the bundle's file for it
