@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { itemAt } from '../core/item-at.js';
+import { levenshtein } from '../core/edit-distance.js';
 import type { Redactor } from '../core/redactor.js';
 
 /** Everything a plugin factory may need from the run that creates it. */
@@ -78,22 +78,8 @@ export class Registry<P extends PluginBase<never>> {
   }
 }
 
-/** Levenshtein distance, used for "did you mean" suggestions. */
-export function levenshtein(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1;
-      cur[j] = Math.min(itemAt(prev, j) + 1, itemAt(cur, j - 1) + 1, itemAt(prev, j - 1) + cost);
-    }
-    prev = cur;
-  }
-  return itemAt(prev, b.length);
-}
+/** Levenshtein distance, used for "did you mean" suggestions (one implementation, in core/). */
+export { levenshtein };
 
 /** The known name nearest to `name`, if it is close enough to be a likely typo. */
 export function closest(name: string, known: readonly string[]): string | undefined {

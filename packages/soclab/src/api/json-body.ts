@@ -1,33 +1,9 @@
 import { errorMessage } from '@aeh/harness/errors';
-import { itemAt } from '@aeh/harness/item-at';
+import { invalidUtf8Offset } from '@aeh/harness/utf8';
 import type { ApiApp } from './context.js';
 import { ApiError } from './errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The offset where the first ill-formed UTF-8 sequence starts (RFC 3629: no overlongs, surrogates or > U+10FFFF). */
-function firstInvalidByte(bytes: Buffer): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const lead = itemAt(bytes, i);
-    if (lead < 0x80) {
-      i += 1;
-      continue;
-    }
-    const extra =
-      lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
-    if (extra === 0) return i;
-    // The second byte's range is narrower after some leads (RFC 3629 section 4).
-    const low = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
-    const high = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
-    for (let k = 1; k <= extra; k++) {
-      const next = bytes[i + k];
-      if (next === undefined || next < (k === 1 ? low : 0x80) || next > (k === 1 ? high : 0xbf)) return i;
-    }
-    i += extra + 1;
-  }
-  return bytes.length;
-}
 
 /** In a `u` regex surrogate pairs are one code point, so only unpaired halves match. */
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -71,7 +47,7 @@ export function registerStrictJsonParser(app: ApiApp): void {
     try {
       text = utf8.decode(bytes);
     } catch {
-      const at = firstInvalidByte(bytes);
+      const at = invalidUtf8Offset(bytes);
       return done(new ApiError(400, 'invalid_utf8', `body: not valid UTF-8 (byte ${at})`), undefined);
     }
     let parsed: unknown;

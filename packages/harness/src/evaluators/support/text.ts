@@ -78,20 +78,7 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** Plain O(m·n) dynamic programme; the reference the bit-parallel version is tested against. */
-export function editDistanceDp(a: string, b: string): number {
-  if (a === b) return 0;
-  if (b.length === 0) return a.length;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1;
-      cur[j] = Math.min(itemAt(prev, j) + 1, itemAt(cur, j - 1) + 1, itemAt(prev, j - 1) + substitution);
-    }
-    prev = cur;
-  }
-  return itemAt(prev, b.length);
-}
+export { levenshtein as editDistanceDp } from '../../core/edit-distance.js';
 
 /** 1 - distance / longer length: 1 for equal strings, 0 for nothing in common. Two empty strings are equal. */
 export function levenshteinSimilarity(a: string, b: string): number {
