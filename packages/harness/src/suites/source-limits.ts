@@ -152,17 +152,7 @@ class JsonScan {
       this.#i++;
       this.#ws();
       this.#value(depth + 1);
-      this.#ws();
-      const c = this.text[this.#i];
-      if (c === ',') {
-        this.#i++;
-        continue;
-      }
-      if (c === '}') {
-        this.#i++;
-        return;
-      }
-      this.#fail(`expected ',' or '}' in an object, found ${this.#what()}`);
+      if (this.#closedAfterItem('}', 'an object')) return;
     }
   }
 
@@ -177,18 +167,17 @@ class JsonScan {
       this.#ws();
       if (this.text[this.#i] === ']') this.#fail("trailing comma before ']'", this.#lastComma());
       this.#value(depth + 1);
-      this.#ws();
-      const c = this.text[this.#i];
-      if (c === ',') {
-        this.#i++;
-        continue;
-      }
-      if (c === ']') {
-        this.#i++;
-        return;
-      }
-      this.#fail(`expected ',' or ']' in a list, found ${this.#what()}`);
+      if (this.#closedAfterItem(']', 'a list')) return;
     }
+  }
+
+  /** After an object member or list item: a comma (false: another follows) or the closer (true); else fail. */
+  #closedAfterItem(closer: '}' | ']', container: string): boolean {
+    this.#ws();
+    const c = this.text[this.#i];
+    if (c !== ',' && c !== closer) this.#fail(`expected ',' or '${closer}' in ${container}, found ${this.#what()}`);
+    this.#i++;
+    return c === closer;
   }
 
   #lastComma(): number {
