@@ -13,7 +13,7 @@
 // - `import.meta.url` in package sources is rewritten to the URL of the file's tsc output (dist/<same path>.js),
 //   so data folders, package.json and worker scripts found relative to a source file resolve as before.
 // - Linked source maps; the bins turn them on where a stack can be printed (HARNESS_DEBUG, SOCLAB_DEBUG, servers).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -189,8 +189,8 @@ async function bundleCli(pkg, packagesInside) {
 }
 
 /**
- * The harness CLI once more, as one CommonJS file (`cli.cjs`) that `bin/harness.js` loads through `vm.Script` with a
- * V8 code cache (Node 20 caches no ES module code): compiling the bundle is most of a 1-case run's fixed cost.
+ * A CLI once more, as one CommonJS file (`cli.cjs`) that its bin loads through `vm.Script` with a
+ * V8 code cache (scripts/code-cache-loader.mjs, copied beside it) (Node 20 caches no ES module code): compiling the bundle is most of a 1-case run's fixed cost.
  * - Its entry publishes a loader of every package entry on a global; `cjs-<entry>.js` facades re-export what it
  *   loads, and this build's entries map points plugins at those, so plugins share the CLI's registries.
  * - `import()` in code compiled from V8's cache fails on Node 20 ("A dynamic import callback was not specified"),
@@ -249,9 +249,10 @@ async function bundleCliCommonJs(pkg, { outdir, entryPoints, entries, metafile }
   });
   const code = readFileSync(outfile, 'utf8');
   writeFileSync(outfile, code.replace(/(?<![\w$.])import\(/g, '__aehImport('));
+  copyFileSync(join(root, 'scripts', 'code-cache-loader.mjs'), join(outdir, 'code-cache.js'));
 }
 
 const started = performance.now();
 await bundleCliCommonJs('harness', await bundleCli('harness', ['harness', 'models']));
-await bundleCli('soclab', ['soclab', 'harness', 'models']);
+await bundleCliCommonJs('soclab', await bundleCli('soclab', ['soclab', 'harness', 'models']));
 console.log(`bundled the harness and soclab CLIs in ${(performance.now() - started).toFixed(0)} ms`);

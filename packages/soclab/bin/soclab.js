@@ -2,6 +2,7 @@
 // The bundled CLI (dist/bundle, scripts/build-bundles.mjs) loads a few files instead of ~1,100 modules. It is used
 // only while it is newer than the tsc builds it came from; after a `tsc -b` alone the tsc output runs instead.
 import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
 // Cedar's 4 MB WebAssembly module: V8 compiles each function with its baseline compiler (Liftoff) on first call and
@@ -17,8 +18,14 @@ if (longLived || process.env.SOCLAB_DEBUG) process.setSourceMapsEnabled(true);
 
 const mtime = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? Number.NaN;
 const built = ['../dist/.tsbuildinfo', '../../harness/dist/.tsbuildinfo', '../../models/dist/.tsbuildinfo'].map(mtime);
-if (mtime('../dist/bundle/cli.js') >= Math.max(...built)) {
-  await import('../dist/bundle/cli.js');
+const bundle = mtime('../dist/bundle/cli.js');
+if (bundle >= Math.max(...built)) {
+  // Short commands run the CommonJS copy through V8's code cache (scripts/code-cache-loader.mjs; Node 20 caches no
+  // ES module code). With SOCLAB_DEBUG and in the servers, the ES modules, whose stacks the source maps translate.
+  if (!longLived && !process.env.SOCLAB_DEBUG && mtime('../dist/bundle/cli.cjs') >= bundle) {
+    const { runWithCodeCache } = await import('../dist/bundle/code-cache.js');
+    runWithCodeCache(fileURLToPath(new URL('../dist/bundle/cli.cjs', import.meta.url)));
+  } else await import('../dist/bundle/cli.js');
 } else {
   await import('../dist/cli/main.js');
 }

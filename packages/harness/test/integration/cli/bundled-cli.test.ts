@@ -157,7 +157,7 @@ tests: [{ id: a, input: hi }]
         expect.objectContaining({ evaluator: 't_bundle_identity', details: { seesTypeScriptPlugin: true } }),
       ]);
       // Written at the first run's exit, rewritten over corrupt data.
-      expect(cacheFiles(), state).toEqual([`cli-${process.version}-${process.arch}.v8`]);
+      expect(cacheFiles(), state).toEqual([`run-${process.version}-${process.arch}.v8`]);
       expect(statSync(join(cacheDir, cacheFiles()[0] ?? '')).size, state).toBeGreaterThan(100_000);
     }
   });

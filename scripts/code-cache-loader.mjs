@@ -1,0 +1,39 @@
+// Copied by scripts/build-bundles.mjs into each CLI's dist/bundle/ as code-cache.js, beside the cli.cjs it loads;
+// the bins import it from there. Its import() below resolves from that folder, as the bundle's own would.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+
+/**
+ * The CommonJS copy of the bundle, compiled with V8's code cache (Node 20 caches no ES module code). The cache sits
+ * beside the bundle (trusted like the code it caches, never a shared temp folder) and is V8's own data: V8 rejects
+ * it when the source, V8 version or flags differ, and then it is rewritten. Any failure to read or write it only
+ * costs the compile.
+ */
+export function runWithCodeCache(file) {
+  const source = readFileSync(file, 'utf8');
+  // One cache per command: a cache holds the functions its first run compiled, and `--version` compiles few.
+  const command = /^[a-z][a-z-]{0,40}$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
+  const cacheFile = join(dirname(file), 'cache', `${command}-${process.version}-${process.arch}.v8`);
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {}
+  const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+  const script = new Script(wrapped, { filename: file, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected) {
+    // At exit the functions this run compiled are in the cache too.
+    process.once('exit', () => {
+      try {
+        mkdirSync(dirname(cacheFile), { recursive: true });
+        const temporary = `${cacheFile}.${process.pid}`;
+        writeFileSync(temporary, script.createCachedData());
+        renameSync(temporary, cacheFile);
+      } catch {}
+    });
+  }
+  globalThis[Symbol.for('aeh.import')] = (specifier) => import(specifier);
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+}
