@@ -173,10 +173,10 @@ export function Meta({ s }: Props) {
   );
 }
 
-export function DecisionBox({ s }: Props) {
+/** The recommended level and the verdict, which the full report and the one-page summary open with; `children` follow. */
+export function DecisionSection({ s, children }: Props & { children: ReactNode }) {
   const a = s.assessment;
   const verdict = decisionStatement(s);
-  const next = a.authority.next_level;
   return (
     <section className="decision" aria-label="Recommendation">
       <div>
@@ -188,13 +188,23 @@ export function DecisionBox({ s }: Props) {
           Recommended authority level: <b>{`${a.authority.level} ${a.authority.label}`}</b>
         </div>
         <div className={verdict.ok ? 'verdict-ok' : 'verdict-bad'}>{verdict.text}</div>
-        <div className="binding">
-          {next
-            ? `Why not ${next}: ${a.authority.binding_detail} (rule: ${humanize(a.authority.binding_rule)}).`
-            : 'Every requirement of every level is met.'}
-        </div>
+        {children}
       </div>
     </section>
+  );
+}
+
+export function DecisionBox({ s }: Props) {
+  const a = s.assessment;
+  const next = a.authority.next_level;
+  return (
+    <DecisionSection s={s}>
+      <div className="binding">
+        {next
+          ? `Why not ${next}: ${a.authority.binding_detail} (rule: ${humanize(a.authority.binding_rule)}).`
+          : 'Every requirement of every level is met.'}
+      </div>
+    </DecisionSection>
   );
 }
 

@@ -1,14 +1,13 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource react */
 import { chainStatusText } from './chain-status.js';
-import { chainHeads, decisionStatement, type Props, RunsBanner } from './components.js';
+import { chainHeads, DecisionSection, type Props, RunsBanner } from './components.js';
 import { dateLabel, FAMILY_NAMES, fixed, fraction, humanize, LAB_NOTE, pct, pValueHtml } from './format.js';
 
 /** The one-page executive summary (the PDF): decision, gates, families, attack results, evidence, limitations. */
 export function OnePageSummary({ s }: Props) {
   const a = s.assessment;
   const c = s.campaign;
-  const verdict = decisionStatement(s);
   const heads = chainHeads(s, 6);
   return (
     <main className="onepage">
@@ -33,24 +32,14 @@ export function OnePageSummary({ s }: Props) {
           {dateLabel(s.generated_at)}
         </div>
       </div>
-      <section className="decision" aria-label="Recommendation">
+      <DecisionSection s={s}>
         <div>
-          <div className="level">{a.authority.level}</div>
-          <div className="level-label">{a.authority.label}</div>
+          {`Composite ${fixed(a.composite, 2)} · attack success ${pct(a.attack_success.value)} (${a.attack_success.numerator}/${a.attack_success.denominator}, 95% CI ${pct(a.attack_success.ci95[0])}-${pct(a.attack_success.ci95[1])}) · false blocks ${a.false_block.numerator}/${a.false_block.denominator}`}
         </div>
-        <div>
-          <div>
-            Recommended authority level: <b>{`${a.authority.level} ${a.authority.label}`}</b>
-          </div>
-          <div className={verdict.ok ? 'verdict-ok' : 'verdict-bad'}>{verdict.text}</div>
-          <div>
-            {`Composite ${fixed(a.composite, 2)} · attack success ${pct(a.attack_success.value)} (${a.attack_success.numerator}/${a.attack_success.denominator}, 95% CI ${pct(a.attack_success.ci95[0])}-${pct(a.attack_success.ci95[1])}) · false blocks ${a.false_block.numerator}/${a.false_block.denominator}`}
-          </div>
-          {a.authority.next_level ? (
-            <div className="binding">{`Why not ${a.authority.next_level}: ${a.authority.binding_detail}.`}</div>
-          ) : null}
-        </div>
-      </section>
+        {a.authority.next_level ? (
+          <div className="binding">{`Why not ${a.authority.next_level}: ${a.authority.binding_detail}.`}</div>
+        ) : null}
+      </DecisionSection>
       <div className="cols">
         <div>
           <h2>Mandatory gates</h2>

@@ -1,8 +1,14 @@
+// The console formats numbers and names as the server-rendered reports do (one module, pure and free of node
+// imports); here a missing value shows as a dash.
+import { fixed, humanize, pct as percent } from '../../src/reports/format';
+
+export { humanize };
+
 export const pct = (x: number | null | undefined, digits = 1): string =>
-  x === null || x === undefined || Number.isNaN(x) ? '–' : `${(x * 100).toFixed(digits)}%`;
+  x === null || x === undefined || Number.isNaN(x) ? '–' : percent(x, digits);
 
 export const num = (x: number | null | undefined, digits = 2): string =>
-  x === null || x === undefined ? '–' : x.toFixed(digits);
+  x === null || x === undefined ? '–' : fixed(x, digits);
 
 export function when(iso: string | null | undefined): string {
   if (!iso) return '–';
@@ -18,8 +24,6 @@ export function duration(from: string | null, to: string | null): string {
     ? `${(ms / 1000).toFixed(1)} s`
     : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
-
-export const humanize = (name: string): string => name.replace(/_/g, ' ');
 
 export const shortId = (id: string): string => id.slice(0, 8);
 
