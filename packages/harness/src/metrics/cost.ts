@@ -1,10 +1,14 @@
 import { z } from 'zod';
-import { defineBuiltinMetric, judgeTotals, meanIntervalFor, usd } from './support/common.js';
+import {
+  defineBuiltinMetric,
+  includedSpend,
+  judgeTotals,
+  meanIntervalFor,
+  SpendInclude,
+  usd,
+} from './support/common.js';
 
-const Options = z.object({
-  /** Which spend the value counts: agent + judges (default), the agent only, or the judges only. */
-  include: z.enum(['all', 'agent', 'judge']).default('all'),
-});
+const Options = z.object({ include: SpendInclude });
 
 /**
  * Total money spent in USD, split into the agent's cost (AgentOutput.cost) and LLM-judge cost
@@ -31,9 +35,9 @@ export const cost = defineBuiltinMetric({
       if (totals.unpriced) unpriced++;
       agent += a;
       judge += j;
-      perCase.push(opts.include === 'agent' ? a : opts.include === 'judge' ? j : a + j);
+      perCase.push(includedSpend(opts.include, a, j));
     }
-    const value = opts.include === 'agent' ? agent : opts.include === 'judge' ? judge : agent + judge;
+    const value = includedSpend(opts.include, agent, judge);
     const perCaseMean = results.length === 0 ? 0 : value / results.length;
     // A judge model with no known price adds $0: say so rather than show a total that looks complete.
     const incomplete = unpriced > 0 && opts.include !== 'agent';

@@ -1,10 +1,7 @@
 import { z } from 'zod';
-import { defineBuiltinMetric, judgeTotals, meanIntervalFor } from './support/common.js';
+import { defineBuiltinMetric, includedSpend, judgeTotals, meanIntervalFor, SpendInclude } from './support/common.js';
 
-const Options = z.object({
-  /** Which tokens the value counts: agent + judges (default), the agent only, or the judges only. */
-  include: z.enum(['all', 'agent', 'judge']).default('all'),
-});
+const Options = z.object({ include: SpendInclude });
 
 /** Total tokens (input + output) spent, agent and judge split; details carry the per-case mean and interval. */
 export const tokens = defineBuiltinMetric({
@@ -34,11 +31,11 @@ export const tokens = defineBuiltinMetric({
       judgeIn += j.input_tokens;
       judgeOut += j.output_tokens;
       const jt = j.input_tokens + j.output_tokens;
-      perCase.push(opts.include === 'agent' ? a : opts.include === 'judge' ? jt : a + jt);
+      perCase.push(includedSpend(opts.include, a, jt));
     }
     const agent = agentIn + agentOut;
     const judge = judgeIn + judgeOut;
-    const value = opts.include === 'agent' ? agent : opts.include === 'judge' ? judge : agent + judge;
+    const value = includedSpend(opts.include, agent, judge);
     return {
       value,
       formatted_value: `${value.toLocaleString('en-US')} tokens`,

@@ -7,6 +7,15 @@ import { bootstrapMean } from '../../stats/bootstrap.js';
 import { wilson } from '../../stats/wilson.js';
 import { defineMetric, type MetricPlugin, metricResult } from '../base.js';
 
+/** Whose spend a cost or token metric counts: agent + judges (default), the agent only, or the judges only. */
+export const SpendInclude = z.enum(['all', 'agent', 'judge']).default('all');
+export type SpendInclude = z.infer<typeof SpendInclude>;
+
+/** The part of a spend that `include` names. */
+export function includedSpend(include: SpendInclude, agent: number, judge: number): number {
+  return include === 'agent' ? agent : include === 'judge' ? judge : agent + judge;
+}
+
 /** Options every built-in metric accepts. */
 export const CommonMetricOptions = z.strictObject({
   /** Also compute the metric per tag (details.by_tag). */
