@@ -19,7 +19,8 @@ if (!cached) console.warn('skipping soclab code-cache tests: the bundles are mis
 
 describe.skipIf(!cached)('soclab bin: the CommonJS bundle with a V8 code cache', () => {
   it('`soclab policy test` (Cedar, the policy folder, the test table) answers alike with the cache missing, written, and corrupt', () => {
-    const cacheFile = `policy-${process.version}-${process.arch}.v8`;
+    const cli = statSync(join(bundleDir, 'cli.cjs'));
+    const cacheFile = `policy-${process.version}-${process.arch}-${cli.size}-${Math.trunc(cli.mtimeMs)}.v8`;
     const outputs: string[] = [];
     for (const state of ['missing', 'written', 'corrupt']) {
       if (state === 'missing') rmSync(join(cacheDir, cacheFile), { force: true });

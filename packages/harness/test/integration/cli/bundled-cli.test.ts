@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -127,7 +136,7 @@ if (!cached)
   console.warn('skipping code-cache tests: the bundles are missing or stale (run node scripts/build-bundles.mjs)');
 
 describe.skipIf(!cached)('harness bin: the CommonJS bundle with a V8 code cache', () => {
-  it('plugins register into the CLI’s registries with the cache missing, written, and corrupt', () => {
+  it('plugins register into the CLI’s registries with the cache missing, written, corrupt, and from an older build', () => {
     const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
     writeFileSync(
       join(d, 'suite.yaml'),
@@ -139,9 +148,20 @@ evaluators: [{ name: t_local_plugin, options: { n: 3 } }, t_bundle_identity]
 tests: [{ id: a, input: hi }]
 `,
     );
-    const runCache = `run-${process.version}-${process.arch}.v8`;
+    // run-<node>-<arch>-<bundle size>-<bundle mtime>.v8: the name tells builds apart (V8 checks only the length).
+    const cliFile = join(root, 'packages/harness/dist/bundle/cli.cjs');
+    const cli = statSync(cliFile);
+    let runCache = `run-${process.version}-${process.arch}-${cli.size}-${Math.trunc(cli.mtimeMs)}.v8`;
     const cacheFiles = () => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith('.v8')) : []);
-    for (const state of ['missing', 'written', 'corrupt']) {
+    for (const state of ['missing', 'written', 'corrupt', 'rebuilt']) {
+      // A rebuilt bundle (here: the same file, a new time) never meets the older build's cache.
+      if (state === 'rebuilt') {
+        const older = runCache;
+        utimesSync(cliFile, cli.atime, new Date(cli.mtimeMs + 1000));
+        const rebuilt = statSync(cliFile);
+        runCache = `run-${process.version}-${process.arch}-${rebuilt.size}-${Math.trunc(rebuilt.mtimeMs)}.v8`;
+        expect(runCache).not.toBe(older);
+      }
       // Only this command's cache: other tests' CLI processes may be using theirs.
       if (state === 'missing') rmSync(join(cacheDir, runCache), { force: true });
       if (state === 'corrupt') writeFileSync(join(cacheDir, runCache), 'not V8 data');
@@ -161,6 +181,8 @@ tests: [{ id: a, input: hi }]
       // Written at the first run's exit, rewritten over corrupt data.
       expect(cacheFiles(), state).toContain(runCache);
       expect(statSync(join(cacheDir, runCache)).size, state).toBeGreaterThan(100_000);
+      // Older builds' caches of the command are removed when a new one is written.
+      expect(cacheFiles().filter((f) => f.startsWith(`run-${process.version}-${process.arch}-`))).toEqual([runCache]);
     }
   });
 });
