@@ -41,3 +41,18 @@ export function ensureBuilt(): void {
     spawnSync('npx', ['tsc', '-b', 'packages/models', 'packages/harness'], { cwd: root, stdio: 'inherit' });
   }
 }
+
+/** Run the built `harness` CLI to completion (no colour, not under CI); killed after `timeoutMs` so a hang fails. */
+export function harness(
+  args: string[],
+  cwd: string,
+  timeoutMs = 90_000,
+): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', CI: '' },
+    timeout: timeoutMs,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}

@@ -1,30 +1,15 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, harness } from '../../helpers/harness-cli.js';
 
 // Issue 16's defects seen as a user sees them: through the compiled CLI, in real child processes.
 const root = resolve(__dirname, '../../../../..');
-const bin = join(root, 'packages/harness/bin/harness.js');
 const fixtures = join(root, 'packages/harness/test/fixtures/plugins');
 
-beforeAll(() => {
-  if (!existsSync(join(root, 'packages/harness/dist/cli/main.js'))) {
-    spawnSync('npx', ['tsc', '-b', 'packages/models', 'packages/harness'], { cwd: root, stdio: 'inherit' });
-  }
-});
-
-function harness(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', CI: '' },
-    timeout: 90_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+beforeAll(ensureBuilt);
 
 function workdir(files: Record<string, string>): string {
   const d = mkdtempSync(join(tmpdir(), 'aeh-honest-'));

@@ -1,29 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, harness } from '../../helpers/harness-cli.js';
 
 // The seed's suite format and the origin harness's result files, through the compiled CLI.
 const root = resolve(__dirname, '../../../../..');
-const bin = join(root, 'packages/harness/bin/harness.js');
 const origin = join(root, 'packages/harness/test/fixtures/origin');
 
-beforeAll(() => {
-  if (!existsSync(join(root, 'packages/harness/dist/cli/main.js'))) {
-    spawnSync('npx', ['tsc', '-b', 'packages/models', 'packages/harness'], { cwd: root, stdio: 'inherit' });
-  }
-});
-
-function harness(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', CI: '' },
-    timeout: 90_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+beforeAll(ensureBuilt);
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'aeh-seed-'));
 const statuses = (runDir: string) =>

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { freePort, redisAnswering, spawnRedisServer } from './redis-server.js';
 
 /**
  * A redis-server of a test's own, on a free 127.0.0.1 port, that the test may SIGKILL and restart on the
@@ -44,43 +44,11 @@ export function ownRedis(): OwnRedis {
     async start(extraArgs) {
       if (port === 0) port = await freePort();
       if (extraArgs) args = extraArgs;
-      const c = spawn(
-        'redis-server',
-        ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', ...args],
-        { stdio: 'ignore' },
-      );
+      const c = spawnRedisServer(port, args);
       child = c;
-      const url = `redis://127.0.0.1:${port}`;
-      const { Redis } = await import('ioredis');
-      for (let i = 0; i < 400; i++) {
-        if (c.exitCode !== null) throw new Error(`redis-server exited with ${c.exitCode} on port ${port}`);
-        const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-        client.on('error', () => {});
-        try {
-          await client.connect();
-          await client.ping();
-          client.disconnect();
-          return url;
-        } catch {
-          client.disconnect();
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
-      throw new Error(`redis-server did not start on port ${port}`);
+      return redisAnswering(c, port, 400);
     },
     kill: () => gone('SIGKILL'),
     stop: () => gone('SIGTERM'),
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      const p = typeof address === 'object' && address ? address.port : 0;
-      s.close(() => resolve(p));
-    });
-  });
 }

@@ -25,29 +25,8 @@ export function testRedis(): TestRedis {
     async start() {
       if (fromEnv) return fromEnv;
       const port = await freePort();
-      child = spawn(
-        'redis-server',
-        ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
-        {
-          stdio: 'ignore',
-        },
-      );
-      const url = `redis://127.0.0.1:${port}`;
-      const { Redis } = await import('ioredis');
-      for (let i = 0; i < 100; i++) {
-        const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-        c.on('error', () => {});
-        try {
-          await c.connect();
-          await c.ping();
-          c.disconnect();
-          return url;
-        } catch {
-          c.disconnect();
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
-      throw new Error(`redis-server did not start on port ${port}`);
+      child = spawnRedisServer(port);
+      return redisAnswering(child, port, 100);
     },
     async stop() {
       if (!child || child.exitCode !== null) return;
@@ -59,7 +38,38 @@ export function testRedis(): TestRedis {
   };
 }
 
-function freePort(): Promise<number> {
+/** A redis-server on 127.0.0.1:`port` without persistence (so a restart comes back empty), output ignored. */
+export function spawnRedisServer(port: number, extraArgs: readonly string[] = []): ChildProcess {
+  return spawn(
+    'redis-server',
+    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', ...extraArgs],
+    { stdio: 'ignore' },
+  );
+}
+
+/** Its URL once the server answers PING (tried every 50 ms, `attempts` times); throws if it exits or never answers. */
+export async function redisAnswering(child: ChildProcess, port: number, attempts: number): Promise<string> {
+  const url = `redis://127.0.0.1:${port}`;
+  const { Redis } = await import('ioredis');
+  for (let i = 0; i < attempts; i++) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode} on port ${port}`);
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.ping();
+      client.disconnect();
+      return url;
+    } catch {
+      client.disconnect();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`redis-server did not start on port ${port}`);
+}
+
+/** A loopback port that was free a moment ago. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

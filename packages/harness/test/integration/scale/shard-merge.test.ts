@@ -1,28 +1,14 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, harness as runHarness } from '../../helpers/harness-cli.js';
 
 // `harness run --shard i/n` and `harness merge` as a CI matrix uses them: separate processes of the built CLI.
-const root = resolve(__dirname, '../../../../..');
-const bin = join(root, 'packages/harness/bin/harness.js');
 
-beforeAll(() => {
-  if (!existsSync(join(root, 'packages/harness/dist/cli/main.js'))) {
-    spawnSync('npx', ['tsc', '-b', 'packages/models', 'packages/harness'], { cwd: root, stdio: 'inherit' });
-  }
-});
+beforeAll(ensureBuilt);
 
-function harness(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', CI: '' },
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const harness = (args: string[], cwd: string) => runHarness(args, cwd, 60_000);
 
 function suite(threshold: number): string {
   const tests = Array.from({ length: 30 }, (_, i) => `  - { id: c${i}, input: 'n${i}', repeat: ${1 + (i % 2)} }`);

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../../helpers/source-files.js';
 
 // Every exported error class of the harness carries a stable `code` (AEH_ERR_*), no two share one, and each is
 // documented in docs/errors.md with its class: a new class without a code, or without its row, fails here.
@@ -58,15 +59,6 @@ function problems(classes: ErrorClass[], docs: Map<string, string>): string[] {
       found.push(`docs/errors.md lists ${code} (${name}), which no class carries`);
   }
   return found;
-}
-
-function sourceFiles(dir: string, into = new Map<string, string>()): Map<string, string> {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) sourceFiles(path, into);
-    else if (/\.tsx?$/.test(entry.name)) into.set(path, readFileSync(path, 'utf8'));
-  }
-  return into;
 }
 
 describe('harness error codes', () => {

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { type ImportSpecifier, importSpecifiers, sourceFiles } from '../../helpers/source-files.js';
 
 // The folder map of packages/harness/src points one way: core/ holds the contracts and depends on nothing, and
 // the folders that build on it never reach back "upwards". A move that brings an upward edge back fails here.
@@ -17,22 +17,9 @@ const FORBIDDEN: readonly (readonly [from: string, to: string])[] = [
   ['adapters', 'runner'],
 ];
 
-/** A relative import: the file it is in, the specifier, and the 1-based line. */
-interface ImportEdge {
-  file: string;
-  specifier: string;
-  line: number;
-}
-
 /** Static imports, re-exports and dynamic `import('...')` with a relative specifier. */
-function relativeImports(file: string, text: string): ImportEdge[] {
-  const edges: ImportEdge[] = [];
-  const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
-  for (const match of text.matchAll(pattern)) {
-    const line = text.slice(0, match.index).split('\n').length;
-    edges.push({ file, specifier: match[1] as string, line });
-  }
-  return edges;
+function relativeImports(text: string): ImportSpecifier[] {
+  return importSpecifiers(text).filter(({ specifier }) => /^\.{1,2}\//.test(specifier));
 }
 
 /** The top-level folder of src a path is in ('' for a file directly in src, or outside src). */
@@ -48,7 +35,7 @@ function violations(files: ReadonlyMap<string, string>): string[] {
   const found: string[] = [];
   for (const [file, text] of files) {
     const from = topFolder(file);
-    for (const edge of relativeImports(file, text)) {
+    for (const edge of relativeImports(text)) {
       const to = topFolder(resolve(dirname(file), edge.specifier));
       if (to === from) continue;
       const where = `${relative(SRC, file)}:${edge.line} imports '${edge.specifier}'`;
@@ -58,15 +45,6 @@ function violations(files: ReadonlyMap<string, string>): string[] {
     }
   }
   return found;
-}
-
-function sourceFiles(dir: string, into = new Map<string, string>()): Map<string, string> {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) sourceFiles(path, into);
-    else if (/\.tsx?$/.test(entry.name)) into.set(path, readFileSync(path, 'utf8'));
-  }
-  return into;
 }
 
 describe('harness import graph', () => {
