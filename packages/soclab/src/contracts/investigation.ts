@@ -21,6 +21,36 @@ export const Finding = strictModel({
 });
 export type Finding = z.infer<typeof Finding>;
 
+/** What an agent submits as its finding, before its citations are checked. */
+export interface SubmittedFinding {
+  summary: string;
+  claims: readonly { text: string; evidence_ids: readonly string[] }[];
+  techniques: readonly string[];
+  confidence: number;
+}
+
+/**
+ * The finding of a submission, checked against the evidence issued in this run (by id): a claim is supported only
+ * by issued ids, and fabricated or missing citations are kept and flagged, never hidden. The finding refers to the
+ * issued evidence it cites, or to all issued evidence when it cites none. The pipeline and the MCP session both
+ * judge findings this way.
+ */
+export function checkedFinding(submitted: SubmittedFinding, issued: ReadonlyMap<string, EvidenceRef>): Finding {
+  const claims: Claim[] = submitted.claims.map((c) => ({
+    text: c.text,
+    evidence_ids: [...c.evidence_ids],
+    supported: c.evidence_ids.length > 0 && c.evidence_ids.every((id) => issued.has(id)),
+  }));
+  const cited = [...new Set(claims.flatMap((c) => c.evidence_ids))].filter((id) => issued.has(id));
+  return {
+    summary: submitted.summary,
+    claims,
+    techniques: submitted.techniques,
+    confidence: submitted.confidence,
+    evidence_refs: cited.length > 0 ? cited.flatMap((id) => issued.get(id) ?? []) : [...issued.values()],
+  };
+}
+
 /** Claims flagged as not supported by evidence issued in this run. */
 export const unsupportedClaims = (f: Finding): readonly Claim[] => f.claims.filter((c) => !c.supported);
 

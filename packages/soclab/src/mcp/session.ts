@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { contentHash, sortedJson } from '../contracts/canonical.js';
 import { formatZodIssues, IDENTIFIER_PATTERN, newUuid } from '../contracts/common.js';
 import type { InvestigationStatus, Stage } from '../contracts/enums.js';
-import { type Claim, type Finding, InvestigationResult } from '../contracts/investigation.js';
+import { checkedFinding, type Finding, InvestigationResult } from '../contracts/investigation.js';
 import { CanonicalModelEvent } from '../contracts/model-turns.js';
 import {
   ActionProposal,
@@ -319,29 +319,15 @@ export class McpRunSession {
       this.turn(SUBMIT_FINDING, args, 'invalid_finding', { issues }, started);
       return refusal('invalid_finding', issues.slice(0, 500));
     }
-    const plan = parsed.data;
-    const claims: Claim[] = plan.claims.map((c) => ({
-      text: c.text,
-      evidence_ids: c.evidence_ids,
-      // Supported only by evidence ids actually issued in this run; fabricated citations are kept and flagged.
-      supported: c.evidence_ids.length > 0 && c.evidence_ids.every((id) => this.evidence.has(id)),
-    }));
-    const cited = [...new Set(claims.flatMap((c) => c.evidence_ids))].filter((id) => this.evidence.has(id));
-    this.finding = {
-      summary: plan.summary,
-      claims,
-      techniques: plan.techniques,
-      confidence: plan.confidence,
-      evidence_refs:
-        cited.length > 0 ? cited.flatMap((id) => this.evidence.get(id) ?? []) : [...this.evidence.values()],
-    };
+    const finding = checkedFinding(parsed.data, this.evidence);
+    this.finding = finding;
     this.turn(SUBMIT_FINDING, args, null, { accepted: true }, started, 'stop');
     this.stages.push('complete');
     this.end('complete', null);
     return textResult({
       accepted: true,
-      claims_total: claims.length,
-      claims_supported: claims.filter((c) => c.supported).length,
+      claims_total: finding.claims.length,
+      claims_supported: finding.claims.filter((c) => c.supported).length,
     });
   }
 

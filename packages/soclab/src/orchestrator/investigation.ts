@@ -19,7 +19,7 @@ import {
   WORKING_STAGES,
   type WorkingStage,
 } from '../contracts/enums.js';
-import { type Claim, type Finding, InvestigationResult } from '../contracts/investigation.js';
+import { checkedFinding, type Finding, InvestigationResult } from '../contracts/investigation.js';
 import { CanonicalModelEvent } from '../contracts/model-turns.js';
 import {
   ActionProposal,
@@ -389,21 +389,7 @@ class Investigation {
 
   private async formFinding(): Promise<void> {
     const plan = this.validate('form_finding', FindingPlan, await this.ask('form_finding'));
-    const claims: Claim[] = plan.claims.map((c) => ({
-      text: c.text,
-      evidence_ids: c.evidence_ids.map(String),
-      // A claim is supported only by evidence ids actually issued in this run; fabricated or missing citations
-      // are kept and flagged, never hidden.
-      supported: c.evidence_ids.length > 0 && c.evidence_ids.every((id) => this.evidence.has(id)),
-    }));
-    const cited = [...new Set(claims.flatMap((c) => c.evidence_ids))].filter((id) => this.evidence.has(id));
-    this.finding = {
-      summary: plan.summary,
-      claims,
-      techniques: plan.techniques,
-      confidence: plan.confidence,
-      evidence_refs: cited.length > 0 ? this.issued(cited) : [...this.evidence.values()],
-    };
+    this.finding = checkedFinding(plan, this.evidence);
     this.messages.push({
       role: 'assistant',
       content: sortedJson({
