@@ -115,20 +115,7 @@ export function errorOutput(
 export function replyToOutput(reply: Json, latency: number | null): AgentOutput {
   const out = reply.output;
   const cost = num(reply.cost);
-  if (reply.trace === undefined && (reply.metadata === undefined || isObject(reply.metadata))) {
-    // Every part below is built by the normalisers, so no schema pass is needed.
-    return completeOutput({
-      output:
-        typeof out === 'string' || isObject(out) ? out : out === undefined || out === null ? '' : JSON.stringify(out),
-      error: typeof reply.error === 'string' ? reply.error : isObject(reply.error) ? JSON.stringify(reply.error) : null,
-      latency,
-      tool_calls: toToolCalls(reply.tool_calls),
-      usage: toUsage(reply.usage),
-      metadata: isObject(reply.metadata) ? reply.metadata : {},
-      cost: cost !== undefined && cost >= 0 ? cost : null,
-    });
-  }
-  const partial: AgentOutputInput = {
+  const parts = {
     output:
       typeof out === 'string' || isObject(out) ? out : out === undefined || out === null ? '' : JSON.stringify(out),
     error: typeof reply.error === 'string' ? reply.error : isObject(reply.error) ? JSON.stringify(reply.error) : null,
@@ -137,6 +124,11 @@ export function replyToOutput(reply: Json, latency: number | null): AgentOutput 
     usage: toUsage(reply.usage),
     metadata: isObject(reply.metadata) ? reply.metadata : {},
   };
+  if (reply.trace === undefined && (reply.metadata === undefined || isObject(reply.metadata))) {
+    // Every part is built by the normalisers, so no schema pass is needed.
+    return completeOutput({ ...parts, cost: cost !== undefined && cost >= 0 ? cost : null });
+  }
+  const partial: AgentOutputInput = { ...parts };
   if (cost !== undefined && cost >= 0) partial.cost = cost;
   if (isObject(reply.trace)) partial.trace = reply.trace as AgentOutputInput['trace'];
   const parsed = AgentOutput.safeParse(partial);
