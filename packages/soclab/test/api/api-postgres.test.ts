@@ -3,38 +3,17 @@
  * server still has it, its results and its evidence. Each run uses a database of its own.
  */
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../helpers/postgres.js';
 import { call, finished, startServer } from './helpers.js';
 
-const PG_URL = process.env.HARNESS_TEST_PG_URL;
-
-if (!PG_URL && process.env.CI) {
-  it('API on PostgreSQL', () => {
-    throw new Error('HARNESS_TEST_PG_URL is not set (CI must provide PostgreSQL)');
-  });
-}
+failWithoutPostgresUnderCi('API on PostgreSQL');
 
 describe.skipIf(!PG_URL)('soclab API on PostgreSQL (set HARNESS_TEST_PG_URL to run)', () => {
-  const name = `soclab_api_${process.pid}_${Date.now()}`;
-  let url = '';
-  const admin = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end();
-    }
-  };
-  afterAll(async () => {
-    if (url) await admin((c) => c.query(`drop database if exists ${name} with (force)`));
-  });
+  const database = ownDatabase('soclab_api');
 
   it('stores campaigns and evidence in PostgreSQL and keeps them across a restart', async () => {
-    await admin((c) => c.query(`create database ${name}`));
-    const u = new URL(PG_URL!);
-    u.pathname = `/${name}`;
-    url = u.toString();
+    const url = await database.create();
 
     let server = await startServer({ database_url: url });
     try {

@@ -12,8 +12,8 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../helpers/postgres.js';
 import { call, type Json, TOKENS, tempDir, until } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -30,7 +30,6 @@ const TOKEN_ENV = [
 // Seeded campaigns read their clock from here, so two servers give the same chains and scorecards.
 const EPOCH = '1767225600';
 const SCENARIO = 'BEN-001';
-const PG_URL = process.env.HARNESS_TEST_PG_URL;
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -359,35 +358,15 @@ describe('soclab serve: a run waiting for a person survives a restart', () => {
   });
 });
 
-if (!PG_URL && process.env.CI) {
-  it('approvals across a restart on PostgreSQL', () => {
-    throw new Error('HARNESS_TEST_PG_URL is not set (CI must provide PostgreSQL)');
-  });
-}
+failWithoutPostgresUnderCi('approvals across a restart on PostgreSQL');
 
 describe.skipIf(!PG_URL)(
   'soclab serve on PostgreSQL: a run waiting for a person survives a restart (set HARNESS_TEST_PG_URL to run)',
   () => {
-    const name = `soclab_resume_${process.pid}_${Date.now()}`;
-    let url = '';
-    const admin = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      try {
-        return await fn(client);
-      } finally {
-        await client.end();
-      }
-    };
-    afterAll(async () => {
-      if (url) await admin((c) => c.query(`drop database if exists ${name} with (force)`));
-    });
+    const database = ownDatabase('soclab_resume');
 
     it('SIGKILL while waiting, restart, approve: the campaign completes with one decision and verifying chains', async () => {
-      await admin((c) => c.query(`create database ${name}`));
-      const u = new URL(PG_URL!);
-      u.pathname = `/${name}`;
-      url = u.toString();
+      const url = await database.create();
       const dir = tempDir('soclab-resume-pg-');
       dirs.push(dir);
       let s = await serve(dir, [], url);

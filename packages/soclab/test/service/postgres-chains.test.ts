@@ -3,39 +3,17 @@
  * to many chains from several connections at once never interleave within a chain; each chain stays one gapless,
  * hash-linked sequence. Each run uses a database of its own.
  */
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openEvidenceStore, type SqlEvidenceStore } from '../../src/evidence/store.js';
+import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../helpers/postgres.js';
 
-const PG_URL = process.env.HARNESS_TEST_PG_URL;
-
-if (!PG_URL && process.env.CI) {
-  it('evidence chains on PostgreSQL', () => {
-    throw new Error('HARNESS_TEST_PG_URL is not set (CI must provide PostgreSQL)');
-  });
-}
+failWithoutPostgresUnderCi('evidence chains on PostgreSQL');
 
 describe.skipIf(!PG_URL)('evidence chains on shared PostgreSQL (set HARNESS_TEST_PG_URL to run)', () => {
-  const name = `soclab_chains_${process.pid}_${Date.now()}`;
-  let url = '';
-  const admin = async <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end();
-    }
-  };
-  afterAll(async () => {
-    if (url) await admin((c) => c.query(`drop database if exists ${name} with (force)`));
-  });
+  const database = ownDatabase('soclab_chains');
 
   it('keeps every chain gapless and valid while three writers append to the same chains at once', async () => {
-    await admin((c) => c.query(`create database ${name}`));
-    const u = new URL(PG_URL!);
-    u.pathname = `/${name}`;
-    url = u.toString();
+    const url = await database.create();
     // Three stores = three connection pools, as the API and two workers on other machines would have.
     const writers: SqlEvidenceStore[] = [];
     for (let i = 0; i < 3; i += 1) writers.push(await openEvidenceStore(url));
