@@ -7,12 +7,14 @@ import { selectScenarios } from '../campaign/suite.js';
 import { AUTHORITY_LABELS } from '../contracts/enums.js';
 import type { AttackScenario } from '../contracts/scenarios.js';
 import type { ApprovalInbox, PersistedRequest } from '../control/approval-inbox.js';
-import { parseApproverMode } from '../control/approver.js';
+import { type HumanApprovalChannel, parseApproverMode } from '../control/approver.js';
 import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
 import { openRuns, sealInterruptedRuns } from '../evidence/interrupted.js';
 import { resumingStore } from '../evidence/resume-replay.js';
 import type { EvidenceStore, SqlEvidenceStore } from '../evidence/store.js';
+import { MCP_PROVIDER_ID } from '../providers/mcp.js';
 import { checkProviderSelection, isLiveProvider, soclabProviderRegistry } from '../providers/registry.js';
+import type { TapeEntry } from '../providers/resume-tape.js';
 import { reportDate } from '../reports/scorecard.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import type { CampaignJob } from '../service/campaign-job.js';
@@ -474,6 +476,7 @@ export class CampaignService {
       const mine = await this.options.store.campaignRuns([campaignId]);
       const open = new Set((await openRuns(this.options.evidence)).filter((id) => mine.has(id)));
       if (open.size > 0) await sealInterruptedRuns(this.options.evidence, error, open);
+      await this.options.store.deleteTape(campaignId);
       await this.options.store.updateCampaign(campaignId, { status: 'cancelled', finished_at: now(), error });
     } else if (row.status === 'queued' || row.status === 'running') {
       // Not in this process's queue (should not happen after recover): record the cancellation all the same.
@@ -533,6 +536,22 @@ export class CampaignService {
       writes = writes.then(() => store.addCampaignRun(campaignId, id)).catch(() => undefined);
     };
     const approvalTimeout = request.approval_timeout_seconds ?? this.options.approvalTimeoutSeconds;
+    // A live model answers differently when asked again: its answers are taped so a resume can replay them. Not an
+    // MCP free-form agent: it calls the lab's tools itself during a turn, which a replayed answer would skip.
+    const taping =
+      human &&
+      isLiveProvider(request.provider_id) &&
+      request.provider_id !== MCP_PROVIDER_ID &&
+      !this.options.providerFactory;
+    let tape: TapeEntry[] | undefined;
+    if (taping) {
+      // A first run starts from an empty tape; a resume replays what was recorded before the restart.
+      if (!resume) await store.deleteTape(campaignId);
+      tape = resume ? await store.tapeOf(campaignId) : [];
+    }
+    const onTape = (entry: TapeEntry) => {
+      writes = writes.then(() => store.putTapeEntry(campaignId, entry)).catch(() => undefined);
+    };
     try {
       const campaignOptions = {
         mode: request.mode,
@@ -548,9 +567,25 @@ export class CampaignService {
         // A run waiting for a person must outlive the wait.
         timeout: human ? approvalTimeout + 300 : 300,
       };
-      const approvalService = human
+      const inboxChannel = human
         ? this.options.inbox.channel({ campaign_id: campaignId, timeoutSeconds: approvalTimeout })
         : undefined;
+      // A request is persisted only after the taped turns that led to it (a restart must find both).
+      const approvalService: HumanApprovalChannel | undefined =
+        inboxChannel && tape
+          ? {
+              approverFor: (context) => {
+                const approver = inboxChannel.approverFor(context);
+                return {
+                  ...approver,
+                  review: async (pending) => {
+                    await writes;
+                    return approver.review(pending);
+                  },
+                };
+              },
+            }
+          : inboxChannel;
       const onProgress = (p: RunnerProgress) => {
         Object.assign(progress, {
           total: p.total,
@@ -575,6 +610,7 @@ export class CampaignService {
             epoch_ms: epochMs,
             resume,
             queue: this.options.queueUrl,
+            tape,
           }
         : null;
       const run: Omit<CampaignRun, 'scorecard'> =
@@ -586,11 +622,17 @@ export class CampaignService {
                 if (!runIds.has(id)) noteRun(id);
                 runIds.add(id);
               },
+              onTape,
               onRetry: async ({ runIds: abandoned, reason }) => {
                 if (request.seed !== undefined) {
                   // Seeded: the new attempt continues this one (journal kept, chains replayed, the same requests
                   // waited on), since its run ids are the same; nothing is closed or asked twice.
                   job.resume = true;
+                  // …and answers the turns the dead attempt taped from its tape.
+                  if (taping) {
+                    await writes;
+                    job.tape = await store.tapeOf(campaignId);
+                  }
                   return;
                 }
                 // The worker died: its attempt's chains are closed as interrupted and the campaign starts over.
@@ -627,6 +669,7 @@ export class CampaignService {
                 queue: this.options.queueUrl,
                 providerFactory: this.options.providerFactory,
                 approvalService,
+                tape: tape ? { entries: tape, env: this.options.env, record: onTape } : undefined,
                 onStart: ({ total }) => {
                   progress.total = total;
                   persist();
@@ -671,6 +714,14 @@ export class CampaignService {
     } finally {
       this.cancelledBy.delete(campaignId);
       if (!this.suspended.has(campaignId)) {
+        // Its runs are over: their taped answers are no longer needed.
+        if (taping) {
+          await writes;
+          await store
+            .deleteTape(campaignId)
+            .catch((e) => this.options.log?.(`campaign ${campaignId}: ${safe(String(e))}`));
+        }
+        if (resume) this.options.inbox.unreached(campaignId, 'the resumed run stopped before it reached the request');
         this.options.inbox.cancel({ campaign_id: campaignId }, 'the campaign ended');
         this.chains.delete(campaignId);
         this.writesOf.delete(campaignId);

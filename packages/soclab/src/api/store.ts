@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { EvidenceDatabase } from '../evidence/database.js';
 import type { SqlEvidenceStore } from '../evidence/store.js';
+import type { TapeEntry } from '../providers/resume-tape.js';
 
 /**
  * The API's own tables, next to the evidence chain in the same database (SQLite file or PostgreSQL): campaigns
@@ -72,10 +73,20 @@ type CampaignRunsTable = {
   run_id: string;
 };
 
+/** The resume tape of campaigns waiting for people (providers/resume-tape.ts): canary-redacted live answers. */
+type ResumeTapeTable = {
+  campaign_id: string;
+  scope: string;
+  turn: number;
+  request_hash: string;
+  response: string | null;
+};
+
 type ApiTables = {
   api_campaigns: CampaignsTable;
   api_approvals: ApprovalsTable;
   api_campaign_runs: CampaignRunsTable;
+  api_resume_tape: ResumeTapeTable;
 };
 
 type ApiDb = Kysely<EvidenceDatabase & ApiTables>;
@@ -226,6 +237,16 @@ export class ApiStore {
       .addColumn('campaign_id', 'varchar(64)', (c) => c.notNull())
       .addColumn('run_id', 'varchar(128)', (c) => c.notNull())
       .addPrimaryKeyConstraint('api_campaign_runs_pk', ['campaign_id', 'run_id'])
+      .execute();
+    await this.db.schema
+      .createTable('api_resume_tape')
+      .ifNotExists()
+      .addColumn('campaign_id', 'varchar(64)', (c) => c.notNull())
+      .addColumn('scope', 'varchar(300)', (c) => c.notNull())
+      .addColumn('turn', 'integer', (c) => c.notNull())
+      .addColumn('request_hash', 'varchar(64)', (c) => c.notNull())
+      .addColumn('response', 'text')
+      .addPrimaryKeyConstraint('api_resume_tape_pk', ['campaign_id', 'scope', 'turn'])
       .execute();
     // Columns added after the first release: the same statements on SQLite and PostgreSQL, each only when missing.
     await this.addMissingColumns('api_campaigns', [['epoch_ms', 'varchar(20)']]);
@@ -380,6 +401,39 @@ export class ApiStore {
       .values({ campaign_id: campaignId, run_id: runId })
       .onConflict((oc) => oc.columns(['campaign_id', 'run_id']).doNothing())
       .execute();
+  }
+
+  // --- resume tape ---
+
+  /** Record one answered turn of a campaign's run (a turn recorded again replaces the earlier one). */
+  async putTapeEntry(campaignId: string, entry: TapeEntry): Promise<void> {
+    const row = { campaign_id: campaignId, ...entry };
+    await this.db
+      .insertInto('api_resume_tape')
+      .values(row)
+      .onConflict((oc) =>
+        oc
+          .columns(['campaign_id', 'scope', 'turn'])
+          .doUpdateSet({ request_hash: entry.request_hash, response: entry.response }),
+      )
+      .execute();
+  }
+
+  /** A campaign's taped turns, in order. */
+  async tapeOf(campaignId: string): Promise<TapeEntry[]> {
+    const rows = await this.db
+      .selectFrom('api_resume_tape')
+      .select(['scope', 'turn', 'request_hash', 'response'])
+      .where('campaign_id', '=', campaignId)
+      .orderBy('scope', 'asc')
+      .orderBy('turn', 'asc')
+      .execute();
+    return rows.map((r) => ({ ...r, turn: Number(r.turn) }));
+  }
+
+  /** Forget a campaign's tape (its runs finished, or it was cancelled). */
+  async deleteTape(campaignId: string): Promise<void> {
+    await this.db.deleteFrom('api_resume_tape').where('campaign_id', '=', campaignId).execute();
   }
 
   /** The chains some campaigns wrote to. */

@@ -55,6 +55,8 @@ export interface SoclabAgentConfig {
   corpus?: ScenarioCorpus;
   /** Build the model for a scenario (overrides `provider`; tests and embedding applications). */
   providerFactory?: (scenario: AttackScenario) => ModelProvider;
+  /** Wrap each scenario run's provider (called inside the run; the API's resume tape, providers/resume-tape.ts). */
+  wrapProvider?: (provider: ModelProvider) => ModelProvider;
   /** Approved (provider, model) pairs; default the lab's for the mock, plus the chosen pair for live providers. */
   approvedModels?: readonly ApprovedModel[];
   /** Retry policy for retryable provider failures; one budget is shared by every run of this agent (campaign). */
@@ -192,7 +194,8 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
         script: scenario.provider.script,
         costPerCallUsd: scenario.provider.cost_per_call_usd,
       });
-    return config.withoutLabels ? withoutTrustLabels(base) : base;
+    const wrapped = config.wrapProvider ? config.wrapProvider(base) : base;
+    return config.withoutLabels ? withoutTrustLabels(wrapped) : wrapped;
   };
   // The harness runner's policy, with 5 attempts per model call: a campaign makes hundreds of calls, and at a 20%
   // rate-limit rate three attempts would still lose about one run in two campaigns.

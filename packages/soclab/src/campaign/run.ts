@@ -15,12 +15,14 @@ import type { EvidenceStore } from '../evidence/store.js';
 import { ablationModeName, registerAblationModes } from '../modes/ablation-modes.js';
 import { PROMPT_VERSION } from '../orchestrator/prompts.js';
 import { isLiveProvider, providerValidationLabel } from '../providers/registry.js';
+import { type ResumeTape, withResumeTape } from '../providers/resume-tape.js';
 import { buildScorecard, reportDate, type Scorecard } from '../reports/scorecard.js';
 import { loadCorpus, type ScenarioCorpus } from '../scenarios/loader.js';
 import { corpusFingerprint, uncheckedCorpusReason } from '../scenarios/validity.js';
 import { assess } from '../scoring/engine.js';
 import { DEFAULT_PROFILE, type ScoringProfile } from '../scoring/profile.js';
 import type { Assessment } from '../scoring/result.js';
+import { loadFixture } from '../simulator/fixture.js';
 import { createSoclabAgent, type SoclabAgentConfig } from './adapter.js';
 import './evaluators/index.js';
 import './metrics/index.js';
@@ -162,6 +164,11 @@ export interface CampaignHooks {
    * replacing the folder: how the API resumes a seeded campaign that waited for a person across a restart.
    */
   resume?: boolean;
+  /**
+   * Record live answers on this tape, and on a resume answer the turns it holds from it instead of the model (the
+   * API's campaigns with approver human and a live provider; providers/resume-tape.ts).
+   */
+  tape?: ResumeTape;
 }
 
 /** A problem with the request itself (unknown provider, scenario, approver...): CLI exit 2, API 400. */
@@ -247,6 +254,7 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     seeded && hooks.runDir && !hooks.evidence && !hooks.evidenceUrl && !process.env.SOCLAB_DATABASE_URL
       ? join(resolve(hooks.runDir), 'evidence.sqlite')
       : undefined;
+  const tape = hooks.tape;
   let agent: Awaited<ReturnType<typeof createSoclabAgent>>;
   try {
     agent = await createSoclabAgent({
@@ -255,6 +263,10 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
       evidenceUrl: hooks.evidenceUrl ?? seededEvidence,
       corpus,
       providerFactory: hooks.providerFactory,
+      // The tape replaces the run's canary values (derived from the incident's fixture canaries) by placeholders.
+      wrapProvider: tape
+        ? (provider) => withResumeTape(provider, tape, loadFixture(corpus.incident.fixture).data.canary_secrets)
+        : undefined,
       retry: hooks.retry,
       env: hooks.env,
       tracing: telemetry?.tracing,

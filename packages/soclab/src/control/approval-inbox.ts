@@ -303,6 +303,24 @@ export class ApprovalInbox {
   }
 
   /**
+   * A resumed campaign ended: its restored requests that were approved but never reached again by the resumed run
+   * (it stopped earlier, e.g. its chain or its taped answers differed) had their approval not applied. Recorded as
+   * `resume_mismatch`, so the history does not say approved for an action that never ran.
+   */
+  unreached(campaignId: string, detail: string): number {
+    let count = 0;
+    for (const [id, restored] of this.restored) {
+      if (restored.entry.campaign_id !== campaignId || this.answers.get(id)?.decision !== 'approved') continue;
+      this.restored.delete(id);
+      this.answers.delete(id);
+      this.settled.set(id, 'resume_mismatch');
+      this.options.onResumeMismatch?.(restored.entry, detail);
+      count += 1;
+    }
+    return count;
+  }
+
+  /**
    * Forget a campaign's waiting requests without settling them (the server stops; they stay pending in the store
    * and a restart restores them). The runs waiting on them are never answered: their process is going away.
    */

@@ -1,6 +1,7 @@
 import type { CampaignProgress, CampaignRequestInput, CampaignRun } from '../campaign/run.js';
 import type { PendingApproval } from '../contracts/approvals.js';
 import type { ApproverVerdict, HumanReviewContext } from '../control/approver.js';
+import type { TapeEntry } from '../providers/resume-tape.js';
 
 /**
  * One campaign handed to a worker: everything it needs to run on its own, with its own connection to the shared
@@ -21,6 +22,8 @@ export interface CampaignJob {
   epoch_ms?: number;
   /** Continue the run folder's journal and replay the chains written before a restart (api/campaigns.ts). */
   resume?: boolean;
+  /** Record the live answers (resume tape); on a resume, the turns recorded before (providers/resume-tape.ts). */
+  tape?: TapeEntry[];
 }
 
 /** The finished campaign as a worker returns it (the scorecard is rebuilt on demand by the server). */
@@ -40,6 +43,7 @@ export type FromWorker =
   | { type: 'start'; total: number }
   | { type: 'progress'; progress: CampaignProgress }
   | { type: 'run_id'; run_id: string }
+  | { type: 'tape'; entry: TapeEntry }
   | { type: 'approval'; request_id: number; pending: PendingApproval; context: HumanReviewContext }
   | { type: 'done'; result: CampaignJobResult }
   | { type: 'failed'; message: string; aborted: boolean };

@@ -106,6 +106,8 @@ function serve(port: NonNullable<typeof parentPort>): void {
         resume: job.resume,
         env,
         approvalService: job.human ? humanChannel : undefined,
+        // The API persists each answered turn; sent before the run's approval request, so it is stored first.
+        tape: job.tape ? { entries: job.tape, env, record: (entry) => send({ type: 'tape', entry }) } : undefined,
         queue: job.queue,
         onStart: ({ total }) => send({ type: 'start', total }),
         onProgress: (progress) => send({ type: 'progress', progress }),

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CampaignProgress, CampaignRun } from '../campaign/run.js';
 import type { HumanApprovalChannel } from '../control/approver.js';
+import type { TapeEntry } from '../providers/resume-tape.js';
 import type { CampaignJob, FromWorker, ToWorker } from './campaign-job.js';
 
 export interface CampaignWorkerPoolOptions {
@@ -21,6 +22,8 @@ export interface CampaignJobHooks {
   onProgress?(progress: CampaignProgress): void;
   /** A chain the campaign wrote to for the first time. */
   onRunId?(runId: string): void;
+  /** A live answer to record on the campaign's resume tape (providers/resume-tape.ts). */
+  onTape?(entry: TapeEntry): void;
   /** Where the runs' human approval requests go (the server's inbox). */
   approvalService?: HumanApprovalChannel;
   /**
@@ -173,6 +176,9 @@ export class CampaignWorkerPool {
               break;
             case 'run_id':
               hooks.onRunId?.(message.run_id);
+              break;
+            case 'tape':
+              hooks.onTape?.(message.entry);
               break;
             case 'approval': {
               const approver = hooks.approvalService?.approverFor(message.context);
