@@ -5,40 +5,20 @@
  * `run.interrupted`, and writes its own attempt under another run id into its own file. Real redis-server
  * (HARNESS_TEST_REDIS_URL, or a throwaway one) and real worker processes (the CLI from source).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedis } from '../../../harness/test/integration/scale/redis-server.js';
-import { REPO_ROOT, SOCLAB_MAIN, soclabIsolated as soclab } from '../helpers/cli.js';
+import { REPO_ROOT, soclabIsolated as soclab } from '../helpers/cli.js';
+import { startSoclabWorker } from '../helpers/queue.js';
 
 const redis = testRedis();
 const root = mkdtempSync(join(tmpdir(), 'soclab-abandoned-'));
 const children: ChildProcess[] = [];
 const GULLIBLE = join(REPO_ROOT, 'packages', 'soclab', 'test', 'helpers', 'mcp-agents', 'gullible-agent.mjs');
-
-type Worker = ChildProcess & { readonly said: string };
-
-function startWorker(url: string, env: Record<string, string>, ...args: string[]): Worker {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', SOCLAB_MAIN, 'worker', '--queue', url, '--concurrency', '1', ...args],
-    {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let said = '';
-  child.stderr?.on('data', (b) => {
-    said += b;
-  });
-  Object.defineProperty(child, 'said', { get: () => said });
-  children.push(child);
-  return child as Worker;
-}
 
 async function waitFor<T>(what: string, probe: () => T | undefined | false, ms = 90_000): Promise<T> {
   const until = Date.now() + ms;
@@ -108,7 +88,7 @@ if (!redis.available && process.env.CI) {
       };
       const evidence = join(root, 'evidence');
       const lock = ['--lock-duration', '3000', '--stalled-interval', '1000', '--max-stalled', '20'];
-      const first = startWorker(url, env, '--evidence-dir', evidence, ...lock);
+      const first = startSoclabWorker(url, env, children, ['--evidence-dir', evidence, ...lock]);
       await waitFor('the first worker', () => first.said.includes('waiting for runs'));
       const firstName = first.said.match(/soclab worker (\S+): connected/)![1]!;
       const out = join(root, 'campaign');
@@ -121,7 +101,7 @@ if (!redis.available && process.env.CI) {
         () => existsSync(log) && readFileSync(log, 'utf8').includes('"token"'),
       );
       first.kill('SIGKILL');
-      const second = startWorker(url, env, '--evidence-dir', evidence, ...lock);
+      const second = startSoclabWorker(url, env, children, ['--evidence-dir', evidence, ...lock]);
       const r = await coordinator;
       expect([0, 1], `${r.stderr}\n${second.said}`).toContain(r.code);
       const secondName = second.said.match(/soclab worker (\S+): connected/)![1]!;

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedis } from '../../../harness/test/integration/scale/redis-server.js';
-import { REPO_ROOT, SOCLAB_MAIN, soclabIsolated as soclab } from '../helpers/cli.js';
+import { REPO_ROOT, soclabIsolated as soclab } from '../helpers/cli.js';
+import { journal, monitorRedis, startNode, startSoclabWorker } from '../helpers/queue.js';
 
 /*
  * `soclab campaign --queue` with real `soclab worker` processes (the CLI from source) on a real redis-server
@@ -22,64 +23,12 @@ const GULLIBLE = join(REPO_ROOT, 'packages', 'soclab', 'test', 'helpers', 'mcp-a
 /** A provider key in every process's environment: it must never reach Redis. */
 const PROVIDER_KEY = 'sk-o20b-never-in-redis-5c1f0e9a7b';
 
-type Worker = ChildProcess & { readonly said: string };
-
-function startWorker(url: string, env: Record<string, string>, ...args: string[]): Worker {
-  return startProcess(['--import', 'tsx', SOCLAB_MAIN, 'worker', '--queue', url, '--concurrency', '1', ...args], env);
-}
-
-function startProcess(args: string[], env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, args, {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let said = '';
-  child.stderr?.on('data', (b) => {
-    said += b;
-  });
-  Object.defineProperty(child, 'said', { get: () => said });
-  children.push(child);
-  return child as Worker;
-}
-
 async function waitFor(what: string, check: () => boolean, ms = 90_000): Promise<void> {
   const until = Date.now() + ms;
   while (!check()) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-/** Every command sent to Redis while it runs (MONITOR): what a worker, coordinator or BullMQ ever stored there. */
-async function monitorRedis(url: string): Promise<{ text: () => string; stop: () => void }> {
-  const { Redis } = await import('ioredis');
-  const client = new Redis(url);
-  const monitor = await client.monitor();
-  const lines: string[] = [];
-  monitor.on('monitor', (_time: string, args: string[]) => lines.push(args.join(' ')));
-  return {
-    text: () => lines.join('\n'),
-    stop: () => {
-      monitor.disconnect();
-      client.disconnect();
-    },
-  };
-}
-
-interface JournalResult {
-  test_id: string;
-  repeat: number;
-  status: string;
-  metadata: Record<string, unknown>;
-  output: { error: string | null };
-}
-
-function journal(runDir: string): JournalResult[] {
-  return readFileSync(join(runDir, 'journal.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('{"type":"result"'))
-    .map((l) => JSON.parse(l).result as JournalResult);
 }
 
 if (!redis.available && process.env.CI) {
@@ -140,9 +89,13 @@ if (!redis.available && process.env.CI) {
     it('a seeded compare on 2 workers writes the same scorecards and reports, byte for byte, as the local run', async () => {
       const env = { SOURCE_DATE_EPOCH: EPOCH, OPENAI_API_KEY: PROVIDER_KEY };
       const evidence = join(root, 'worker-evidence');
-      const workers = [1, 2].map(() => startWorker(url, env, '--evidence-dir', evidence));
+      const workers = [1, 2].map(() => startSoclabWorker(url, env, children, ['--evidence-dir', evidence]));
       // A plain `harness worker` on the same Redis leaves soclab campaigns alone (they name their runner).
-      const harness = startProcess([join(REPO_ROOT, 'packages/harness/bin/harness.js'), 'worker', '--queue', url], env);
+      const harness = startNode(
+        [join(REPO_ROOT, 'packages/harness/bin/harness.js'), 'worker', '--queue', url],
+        env,
+        children,
+      );
       await waitFor('the workers to connect', () =>
         [...workers, harness].every((w) => w.said.includes('waiting for runs')),
       );
@@ -213,7 +166,7 @@ if (!redis.available && process.env.CI) {
       // machine a live worker can miss a lock renewal too (its run then runs twice, and is still recorded once).
       const lock = ['--lock-duration', '3000', '--stalled-interval', '1000', '--max-stalled', '20'];
       const watch = await monitorRedis(url);
-      const first = startWorker(url, env, '--db', db, ...lock);
+      const first = startSoclabWorker(url, env, children, ['--db', db, ...lock]);
       await waitFor('the first worker to connect', () => first.said.includes('waiting for runs'));
       const out = join(root, 'kill');
       const coordinator = soclab(
@@ -240,7 +193,7 @@ if (!redis.available && process.env.CI) {
         () => existsSync(log) && readFileSync(log, 'utf8').includes('"token"'),
       );
       first.kill('SIGKILL');
-      const second = startWorker(url, env, '--db', db, ...lock);
+      const second = startSoclabWorker(url, env, children, ['--db', db, ...lock]);
       const r = await coordinator;
       watch.stop();
       expect([0, 1], `${r.stderr}\n${second.said}`).toContain(r.code);

@@ -6,17 +6,17 @@
  * queue; nothing secret is ever in Redis; a worker SIGKILLed mid-scenario loses and doubles nothing, its attempt's
  * chain is closed with run.interrupted, the re-run gets a chain of its own, and every chain verifies.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedis } from '../../../harness/test/integration/scale/redis-server.js';
 import { call, expectNoCanary, type Json, TOKENS, tempDir, until } from '../api/helpers.js';
-import { REPO_ROOT, SOCLAB_MAIN, soclabIsolated as soclab } from '../helpers/cli.js';
+import { REPO_ROOT, soclabIsolated as soclab } from '../helpers/cli.js';
+import { ownDatabase, PG_URL } from '../helpers/postgres.js';
+import { journal, monitorRedis, type SaidProcess, startSoclab, startSoclabWorker } from '../helpers/queue.js';
 
 const redis = testRedis();
-const PG_URL = process.env.HARNESS_TEST_PG_URL;
 const root = tempDir('soclab-serve-queue-');
 const children: ChildProcess[] = [];
 const EPOCH = '1700000000';
@@ -34,25 +34,11 @@ const MCP_ENV = {
   GULLIBLE_AGENT_LOG: log,
 };
 
-type Proc = ChildProcess & { readonly said: string };
+type Proc = SaidProcess;
 
-function start(args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', SOCLAB_MAIN, ...args], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let said = '';
-  child.stderr?.on('data', (b) => {
-    said += b;
-  });
-  child.stdout?.on('data', (b) => {
-    said += b;
-  });
-  Object.defineProperty(child, 'said', { get: () => said });
-  children.push(child);
-  return child as Proc;
-}
+/** `soclab <args>` from source, stdout read too (serve prints its URL there). */
+const start = (args: string[], env: Record<string, string>): Proc =>
+  startSoclab(args, env, children, { readStdout: true });
 
 /** `soclab serve` on an ephemeral port; resolves with its URL (the first stdout line). */
 async function serve(dataDir: string, env: Record<string, string>): Promise<{ proc: Proc; base: string }> {
@@ -72,9 +58,8 @@ async function serve(dataDir: string, env: Record<string, string>): Promise<{ pr
   return { proc, base };
 }
 
-function worker(url: string, env: Record<string, string>, ...args: string[]): Proc {
-  return start(['worker', '--queue', url, '--concurrency', '1', ...args], env);
-}
+const worker = (url: string, env: Record<string, string>, ...args: string[]): Proc =>
+  startSoclabWorker(url, env, children, args, { readStdout: true });
 
 const stop = (proc: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> =>
   new Promise((resolve) => {
@@ -101,21 +86,6 @@ async function scorecardText(base: string, id: string): Promise<string> {
   return r.text;
 }
 
-interface JournalResult {
-  test_id: string;
-  repeat: number;
-  status: string;
-  metadata: Record<string, unknown>;
-  output: { error: string | null };
-}
-
-function journal(runDir: string): JournalResult[] {
-  return readFileSync(join(runDir, 'journal.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('{"type":"result"'))
-    .map((l) => JSON.parse(l).result as JournalResult);
-}
-
 /** Every key in Redis with its value, whatever its type. */
 async function dumpRedis(url: string): Promise<string> {
   const { Redis } = await import('ioredis');
@@ -137,22 +107,6 @@ async function dumpRedis(url: string): Promise<string> {
   } finally {
     client.disconnect();
   }
-}
-
-/** Every command sent to Redis while it runs (MONITOR), values included. */
-async function monitorRedis(url: string): Promise<{ text: () => string; stop: () => void }> {
-  const { Redis } = await import('ioredis');
-  const client = new Redis(url);
-  const monitor = await client.monitor();
-  const lines: string[] = [];
-  monitor.on('monitor', (_time: string, args: string[]) => lines.push(args.join(' ')));
-  return {
-    text: () => lines.join('\n'),
-    stop: () => {
-      monitor.disconnect();
-      client.disconnect();
-    },
-  };
 }
 
 function expectNothingSecret(text: string, what: string): void {
@@ -177,16 +131,7 @@ if (!redis.available && process.env.CI) {
   describe(`soclab serve with Redis workers (store: ${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () => {
     let url = '';
     let store = '';
-    const pgName = `soclab_serve_queue_${process.pid}_${Date.now()}`;
-    const admin = async (sql: string) => {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      try {
-        await client.query(sql);
-      } finally {
-        await client.end();
-      }
-    };
+    const database = ownDatabase('soclab_serve_queue');
     const queued = join(root, 'queued');
     let server: { proc: Proc; base: string } | null = null;
 
@@ -196,17 +141,11 @@ if (!redis.available && process.env.CI) {
         slowAgent,
         `await new Promise((r) => setTimeout(r, 1500));\nawait import(${JSON.stringify(GULLIBLE)});\n`,
       );
-      if (PG_URL) {
-        await admin(`create database ${pgName}`);
-        const u = new URL(PG_URL);
-        u.pathname = `/${pgName}`;
-        store = u.toString();
-      } else store = join(queued, 'soclab.sqlite');
+      store = PG_URL ? await database.create() : join(queued, 'soclab.sqlite');
     }, 120_000);
     afterAll(async () => {
       await Promise.all(children.map((c) => stop(c, 'SIGKILL')));
       await redis.stop();
-      if (PG_URL) await admin(`drop database if exists ${pgName} with (force)`).catch(() => undefined);
       rmSync(root, { recursive: true, force: true });
     });
 
