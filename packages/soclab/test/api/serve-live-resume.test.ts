@@ -13,8 +13,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryForRun } from '../../src/simulator/state.js';
+import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../helpers/postgres.js';
 import { startOpenAIStandIn } from '../helpers/stand-ins/openai-chat.js';
 import type { StandIn } from '../helpers/stand-ins/server.js';
 import { call, type Json, TOKENS, tempDir, until } from './helpers.js';
@@ -129,7 +131,7 @@ interface Served {
   stderr: () => string;
 }
 
-async function serve(dir: string, model: LiveModel, workers = 1): Promise<Served> {
+async function serve(dir: string, model: LiveModel, workers = 1, databaseUrl = ''): Promise<Served> {
   // Campaigns on a pool worker thread (the default) or on the API's own event loop (campaign_workers: 0).
   const config = join(dir, 'server.yaml');
   writeFileSync(config, `campaign_workers: ${workers}\n`);
@@ -139,7 +141,7 @@ async function serve(dir: string, model: LiveModel, workers = 1): Promise<Served
     env: {
       ...process.env,
       SOCLAB_API_TOKENS: TOKEN_ENV,
-      SOCLAB_DATABASE_URL: '',
+      SOCLAB_DATABASE_URL: databaseUrl,
       SOURCE_DATE_EPOCH: EPOCH,
       OPENAI_API_KEY: KEY,
       OPENAI_BASE_URL: `${model.url}/v1`,
@@ -214,8 +216,8 @@ const approve = (base: string, approvalId: string) =>
     body: { decision: 'approved', reason: 'checked with the account owner' },
   });
 
-function verifyChain(dir: string): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [...CLI, 'verify-chain', '--db', join(dir, 'soclab.sqlite')], {
+function verifyChain(dir: string, databaseUrl?: string): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [...CLI, 'verify-chain', '--db', databaseUrl ?? join(dir, 'soclab.sqlite')], {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, SOCLAB_DATABASE_URL: '', NO_COLOR: '1' },
@@ -398,3 +400,57 @@ describe('soclab serve: a live model’s run waiting for a person survives a res
     180_000,
   );
 });
+
+failWithoutPostgresUnderCi('live-agent approvals across a restart on PostgreSQL');
+
+describe.skipIf(!PG_URL)(
+  'soclab serve on PostgreSQL: a live model’s run waiting for a person survives a restart (set HARNESS_TEST_PG_URL to run)',
+  () => {
+    const database = ownDatabase('soclab_live_resume');
+    const tapeOnPg = async (url: string): Promise<Json[]> => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query('select * from api_resume_tape order by scope, turn')).rows;
+      } finally {
+        await client.end();
+      }
+    };
+
+    it('SIGKILL while waiting, restart, approve: the taped turns are replayed from PostgreSQL and the tape is removed', async () => {
+      const url = await database.create();
+      const dir = tempDir('soclab-live-resume-pg-');
+      dirs.push(dir);
+      const model = await liveModel(standIn);
+      let s = await serve(dir, model, 1, url);
+      let id: string;
+      let pending: Json;
+      try {
+        ({ id, pending } = await startWaiting(s.base));
+        await settledChain(s.base, pending.run_id);
+      } finally {
+        await kill(s.proc, 'SIGKILL');
+      }
+      const askedBefore = model.bodies.length;
+      const taped = await tapeOnPg(url);
+      expect(taped.length).toBeGreaterThan(0);
+      expect(JSON.stringify(taped).includes(KEY)).toBe(false);
+      s = await serve(dir, model, 1, url);
+      try {
+        expect((await approve(s.base, pending.approval_id)).status).toBe(200);
+        const finished = await done(s.base, id);
+        expect(finished.status, finished.error).toBe('completed');
+        const after = await eventsOf(s.base, pending.run_id);
+        expect(decisionsFor(after, pending.approval_id)).toHaveLength(1);
+        expect(executedFor(after, pending.proposal_id)).toHaveLength(1);
+        const earlier = new Set(model.bodies.slice(0, askedBefore));
+        expect(model.bodies.slice(askedBefore).filter((b) => earlier.has(b))).toEqual([]);
+        expect(await tapeOnPg(url)).toEqual([]);
+      } finally {
+        await kill(s.proc, 'SIGTERM');
+      }
+      const verified = verifyChain(dir, url);
+      expect(verified.status, verified.out).toBe(0);
+    }, 180_000);
+  },
+);
