@@ -7,19 +7,16 @@
  * first: a deadline that passed while the server was down, a rejection, an edited persisted proposal, unknown ids
  * and self-approval after the restart.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/cli.js';
 import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../helpers/postgres.js';
+import { type ServeProcess, SOCLAB_CLI, startServe, stopProcess } from '../helpers/serve.js';
 import { call, type Json, TOKENS, tempDir, until } from './helpers.js';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const CLI = existsSync(join(ROOT, 'packages/soclab/dist/cli/main.js'))
-  ? [join(ROOT, 'packages/soclab/bin/soclab.js')]
-  : ['--import', 'tsx', join(ROOT, 'packages/soclab/src/cli/main.ts')];
 const TOKEN_ENV = [
   `ops:operator:${TOKENS.operator}`,
   `viewer:viewer:${TOKENS.viewer}`,
@@ -35,49 +32,17 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-interface Served {
-  proc: ChildProcess;
-  base: string;
-  stderr: () => string;
+type Served = ServeProcess;
+
+function serve(dir: string, args: string[] = [], databaseUrl = ''): Promise<Served> {
+  return startServe(['--data-dir', dir, ...args], {
+    SOCLAB_API_TOKENS: TOKEN_ENV,
+    SOCLAB_DATABASE_URL: databaseUrl,
+    SOURCE_DATE_EPOCH: EPOCH,
+  });
 }
 
-async function serve(dir: string, args: string[] = [], databaseUrl = ''): Promise<Served> {
-  const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dir, ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      SOCLAB_API_TOKENS: TOKEN_ENV,
-      SOCLAB_DATABASE_URL: databaseUrl,
-      SOURCE_DATE_EPOCH: EPOCH,
-      NO_COLOR: '1',
-    },
-  });
-  let err = '';
-  proc.stderr?.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`soclab serve did not start: ${err}`)), 60_000);
-    proc.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) {
-        clearTimeout(timer);
-        resolve(out.split('\n')[0]!.trim());
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`soclab serve exited with ${code}: ${err}`)));
-  });
-  return { proc, base, stderr: () => err };
-}
-
-const stop = (proc: ChildProcess, signal: NodeJS.Signals): Promise<void> =>
-  new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    proc.once('close', () => resolve());
-    proc.kill(signal);
-  });
+const stop = stopProcess;
 
 const pendingOf = async (base: string): Promise<Json[]> =>
   (await call(base, 'GET', '/api/v1/approvals', { as: 'viewer' })).body;
@@ -122,11 +87,15 @@ const eventsOf = async (base: string, runId: string): Promise<Json[]> =>
 
 /** `soclab verify-chain --db` on the data folder's store (or a database URL): exit code and output. */
 function verifyChain(dir: string, databaseUrl?: string): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [...CLI, 'verify-chain', '--db', databaseUrl ?? join(dir, 'soclab.sqlite')], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, SOCLAB_DATABASE_URL: '', NO_COLOR: '1' },
-  });
+  const r = spawnSync(
+    process.execPath,
+    [...SOCLAB_CLI, 'verify-chain', '--db', databaseUrl ?? join(dir, 'soclab.sqlite')],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, SOCLAB_DATABASE_URL: '', NO_COLOR: '1' },
+    },
+  );
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 

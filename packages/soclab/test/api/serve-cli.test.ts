@@ -3,18 +3,14 @@
  * none is configured, stops cleanly on SIGTERM, keeps its campaigns across a restart, marks a campaign it was
  * running as failed (interrupted) and rejects bad configuration with exit code 2.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/cli.js';
+import { SOCLAB_CLI, startServe } from '../helpers/serve.js';
 import { call, finished, TOKENS, tempDir, until } from './helpers.js';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const BUILT = join(ROOT, 'packages/soclab/dist/cli/main.js');
-const CLI = existsSync(BUILT)
-  ? [join(ROOT, 'packages/soclab/bin/soclab.js')]
-  : ['--import', 'tsx', join(ROOT, 'packages/soclab/src/cli/main.ts')];
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -30,31 +26,11 @@ interface Served {
 }
 
 async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SOCLAB_API_TOKENS: '', SOCLAB_DATABASE_URL: '', NO_COLOR: '1', ...env },
-  });
-  let err = '';
-  proc.stderr?.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`soclab serve did not start: ${err}`)), 60_000);
-    proc.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) {
-        clearTimeout(timer);
-        resolve(out.split('\n')[0]!.trim());
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`soclab serve exited with ${code}: ${err}`)));
-  });
+  const { proc, base, stderr } = await startServe(args, { SOCLAB_API_TOKENS: '', SOCLAB_DATABASE_URL: '', ...env });
   return {
     proc,
     base,
-    stderr: () => err,
+    stderr,
     stop: async () => {
       if (proc.exitCode !== null) return proc.exitCode;
       // 'close', not 'exit': only then has everything the process wrote to stderr been read.
@@ -149,15 +125,18 @@ describe('soclab serve (process)', () => {
     dirs.push(dir);
     const file = join(dir, 'server.yaml');
     writeFileSync(file, 'tokens:\n  - { name: ci, role: root, token: short }\nport: 99999\n');
-    const bad = spawnSync(process.execPath, [...CLI, 'serve', '--config', file], { cwd: ROOT, encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, [...SOCLAB_CLI, 'serve', '--config', file], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain(`${file}:2:23: tokens.0.role`);
     expect(bad.stderr).toContain('tokens.0.token: must be at least 16 characters');
     expect(bad.stderr).toContain('port');
 
     const env = { ...process.env, SOCLAB_API_TOKENS: 'ops:operator' };
-    const list = spawnSync(process.execPath, [...CLI, 'serve', '--data-dir', dir], {
-      cwd: ROOT,
+    const list = spawnSync(process.execPath, [...SOCLAB_CLI, 'serve', '--data-dir', dir], {
+      cwd: REPO_ROOT,
       encoding: 'utf8',
       env,
     });

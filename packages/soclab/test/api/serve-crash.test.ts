@@ -5,55 +5,24 @@
  * stays valid and says it was interrupted), the campaign is failed as interrupted and the request is no longer
  * pending. A second restart changes nothing. (Resumable requests: serve-approval-resume.test.ts.)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type ServeProcess, startServe, stopProcess } from '../helpers/serve.js';
 import { call, type Json, TOKENS, tempDir, until } from './helpers.js';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const CLI = existsSync(join(ROOT, 'packages/soclab/dist/cli/main.js'))
-  ? [join(ROOT, 'packages/soclab/bin/soclab.js')]
-  : ['--import', 'tsx', join(ROOT, 'packages/soclab/src/cli/main.ts')];
 const TOKEN_ENV = `ops:operator:${TOKENS.operator},viewer:viewer:${TOKENS.viewer}`;
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function serve(dir: string): Promise<{ proc: ChildProcess; base: string; stderr: () => string }> {
-  const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SOCLAB_API_TOKENS: TOKEN_ENV, SOCLAB_DATABASE_URL: '', NO_COLOR: '1' },
-  });
-  let err = '';
-  proc.stderr?.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`soclab serve did not start: ${err}`)), 60_000);
-    proc.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) {
-        clearTimeout(timer);
-        resolve(out.split('\n')[0]!.trim());
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`soclab serve exited with ${code}: ${err}`)));
-  });
-  return { proc, base, stderr: () => err };
+function serve(dir: string): Promise<ServeProcess> {
+  return startServe(['--data-dir', dir], { SOCLAB_API_TOKENS: TOKEN_ENV, SOCLAB_DATABASE_URL: '' });
 }
 
-const stop = (proc: ChildProcess, signal: NodeJS.Signals): Promise<void> =>
-  new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    proc.once('close', () => resolve());
-    proc.kill(signal);
-  });
+const stop = stopProcess;
 
 async function runsOf(base: string): Promise<Json[]> {
   return (await call(base, 'GET', '/api/v1/runs?limit=500', { as: 'viewer' })).body;
