@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '../../../..');
@@ -55,4 +55,18 @@ export function harness(
     timeout: timeoutMs,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Every file below `dir`, recursively: what a run wrote, for tests that search it for a secret. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+/** The name of every reporter the CLI knows (each writes a file), read from the reporters' index. */
+export function reporterNames(): string[] {
+  const listed = readFileSync(join(root, 'packages/harness/src/reporters/index.ts'), 'utf8');
+  return [...listed.matchAll(/from '\.\/([a-z0-9-]+)\.js'/g)].flatMap((m) => (m[1] && m[1] !== 'base' ? [m[1]] : []));
 }

@@ -1,54 +1,18 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { filesUnder, harnessAsync, reporterNames } from '../../helpers/harness-cli.js';
 import { json, listen, readBody, type TestServer } from './servers.js';
 
 /** `harness run` through the real CLI (built bin) in a child process, against real loopback agents. */
 
 const root = fileURLToPath(new URL('../../../../../', import.meta.url));
-const bin = join(root, 'packages/harness/bin/harness.js');
 const TOKEN = 'tok-7c1f0e2a-NEVER-PRINT-ME';
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function harness(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
-      env: { ...process.env, ...env, NO_COLOR: '1', CI: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
-  });
-}
-
-function reporters(): string[] {
-  // Every reporter the CLI knows writes a file, so every one of them is checked for the token.
-  const listed = readFileSync(join(root, 'packages/harness/src/reporters/index.ts'), 'utf8');
-  return [...listed.matchAll(/from '\.\/([a-z0-9-]+)\.js'/g)].map((m) => m[1]).filter((n) => n !== 'base');
-}
+/** `harness run` with `env` on top of this process's, from the repository root. */
+const harness = (args: string[], env: Record<string, string> = {}) => harnessAsync(args, root, env);
 
 let agent: TestServer;
 const correct = 0.5;
@@ -113,7 +77,7 @@ describe('harness run with the http adapter (real CLI)', () => {
     );
     const out = join(dir, 'run');
     const cassette = join(dir, 'cassette');
-    const formats = reporters().join(',');
+    const formats = reporterNames().join(',');
     const r = await harness(
       ['run', suite, '--out', out, '--format', formats, '--record', cassette, '--no-thresholds'],
       {

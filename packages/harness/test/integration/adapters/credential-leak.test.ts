@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretForms } from '../../../src/secrets/scrubber.js';
+import { filesUnder, harnessAsync, reporterNames } from '../../helpers/harness-cli.js';
 import { json, listen, readBody, type TestServer } from './servers.js';
 
 /**
@@ -14,7 +14,6 @@ import { json, listen, readBody, type TestServer } from './servers.js';
  */
 
 const root = fileURLToPath(new URL('../../../../../', import.meta.url));
-const bin = join(root, 'packages/harness/bin/harness.js');
 const SECRETS = {
   AGENT_BEARER: 'bearer-6f1d0c9a-NEVER-PRINT',
   AGENT_CRUMB: 'crumb-2b7e15a8-NEVER-PRINT',
@@ -22,34 +21,10 @@ const SECRETS = {
 };
 const TENANT = 'tenant-5d3c8e71-NEVER-PRINT';
 
-function harness(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
-      env: { ...process.env, ...env, NO_COLOR: '1', CI: '', HARNESS_LOG_LEVEL: 'debug' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
-  });
-}
-
-function reporters(): string[] {
-  const listed = readFileSync(join(root, 'packages/harness/src/reporters/index.ts'), 'utf8');
-  return [...listed.matchAll(/from '\.\/([a-z0-9-]+)\.js'/g)].map((m) => m[1]).filter((n) => n !== 'base');
+/** `harness run` at debug log level, from the repository root; `out` is everything it printed. */
+async function harness(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const r = await harnessAsync(args, root, { ...env, HARNESS_LOG_LEVEL: 'debug' });
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
 let agent: TestServer;
@@ -106,7 +81,7 @@ tests:
     const runs = join(dir, 'runs');
     const out = join(runs, 'r1');
     const r = await harness(
-      ['run', suite, '--out', out, '--runs-dir', runs, '--format', reporters().join(','), '--no-thresholds'],
+      ['run', suite, '--out', out, '--runs-dir', runs, '--format', reporterNames().join(','), '--no-thresholds'],
       SECRETS,
     );
     expect(r.out).toContain('run folder:');
