@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../../../harness/src/store/run-store.js';
 import { startViewer } from '../../../../harness/src/viewer/server.js';
 import { chromiumAvailable, launchChromium } from '../../../../harness/test/helpers/chromium.js';
-import { call, finished, startServer, TOKENS } from '../../api/helpers.js';
+import { call, finished, startServer, TOKENS } from '../../helpers/api.js';
 
 const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 const SHOTS = join(ROOT, 'test-output/daily-use');

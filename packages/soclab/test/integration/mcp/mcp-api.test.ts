@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, finished, startServer } from '../../api/helpers.js';
+import { call, finished, startServer } from '../../helpers/api.js';
 import { REPO_ROOT } from '../../helpers/cli.js';
 
 /*

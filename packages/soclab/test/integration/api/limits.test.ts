@@ -4,8 +4,8 @@
  * number of Chromium renders, with a per-token share).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RenderPool, RenderPoolFullError } from '../../src/api/render-pool.js';
-import { CHROMIUM, call, finished, type Json, startServer, until } from './helpers.js';
+import { RenderPool, RenderPoolFullError } from '../../../src/api/render-pool.js';
+import { CHROMIUM, call, finished, type Json, startServer, until } from '../../helpers/api.js';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 

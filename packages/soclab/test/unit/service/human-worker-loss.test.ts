@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { ApprovalInbox, type InboxEntry } from '../../src/control/approval-inbox.js';
-import { openEvidenceStore } from '../../src/evidence/store.js';
-import type { CampaignJob } from '../../src/service/campaign-job.js';
-import { CampaignWorkerPool } from '../../src/service/worker-pool.js';
+import { ApprovalInbox, type InboxEntry } from '../../../src/control/approval-inbox.js';
+import { openEvidenceStore } from '../../../src/evidence/store.js';
+import type { CampaignJob } from '../../../src/service/campaign-job.js';
+import { CampaignWorkerPool } from '../../../src/service/worker-pool.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'soclab-human-loss-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@
  * is started. Before, invalid bytes became U+FFFD and the campaign ran.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type Json, startServer, TOKENS } from './helpers.js';
+import { call, type Json, startServer, TOKENS } from '../../helpers/api.js';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 

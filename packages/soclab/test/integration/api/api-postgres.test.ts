@@ -4,8 +4,8 @@
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../helpers/postgres.js';
-import { call, finished, startServer } from './helpers.js';
+import { call, finished, startServer } from '../../helpers/api.js';
+import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../../helpers/postgres.js';
 
 failWithoutPostgresUnderCi('API on PostgreSQL');
 

@@ -9,8 +9,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ServeProcess, startServe, stopProcess } from '../helpers/serve.js';
-import { call, type Json, TOKENS, tempDir, until } from './helpers.js';
+import { call, type Json, TOKENS, tempDir, until } from '../../helpers/api.js';
+import { type ServeProcess, startServe, stopProcess } from '../../helpers/serve.js';
 
 const TOKEN_ENV = `ops:operator:${TOKENS.operator},viewer:viewer:${TOKENS.viewer}`;
 const dirs: string[] = [];

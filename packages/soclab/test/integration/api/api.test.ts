@@ -4,8 +4,8 @@
  * approvals inbox unblocking a waiting run, reports (HTML, JSON, PDF through Chromium) and the evidence routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLED_SCENARIO_DIR, loadCorpus } from '../../src/scenarios/loader.js';
-import { CHROMIUM, call, expectNoCanary, finished, startServer, TOKENS, tempDir, until } from './helpers.js';
+import { BUNDLED_SCENARIO_DIR, loadCorpus } from '../../../src/scenarios/loader.js';
+import { CHROMIUM, call, expectNoCanary, finished, startServer, TOKENS, tempDir, until } from '../../helpers/api.js';
 
 // Counts follow the bundled corpus, so adding a scenario file needs no edit here.
 const CORPUS = loadCorpus({ dir: BUNDLED_SCENARIO_DIR });

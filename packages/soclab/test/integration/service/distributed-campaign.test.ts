@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis } from '../../../harness/test/integration/scale/redis-server.js';
-import { REPO_ROOT, soclabIsolated as soclab } from '../helpers/cli.js';
-import { journal, monitorRedis, startNode, startSoclabWorker } from '../helpers/queue.js';
+import { testRedis } from '../../../../harness/test/integration/scale/redis-server.js';
+import { REPO_ROOT, soclabIsolated as soclab } from '../../helpers/cli.js';
+import { journal, monitorRedis, startNode, startSoclabWorker } from '../../helpers/queue.js';
 
 /*
  * `soclab campaign --queue` with real `soclab worker` processes (the CLI from source) on a real redis-server

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type Json, startServer } from './helpers.js';
+import { call, type Json, startServer } from '../../helpers/api.js';
 
 type Op = { operationId?: string; security?: unknown[]; responses: Record<string, Json> };
 

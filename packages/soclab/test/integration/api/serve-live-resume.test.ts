@@ -15,13 +15,13 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canaryForRun } from '../../src/simulator/state.js';
-import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../helpers/postgres.js';
-import { startOpenAIStandIn } from '../helpers/stand-ins/openai-chat.js';
-import type { StandIn } from '../helpers/stand-ins/server.js';
-import { call, type Json, TOKENS, tempDir, until } from './helpers.js';
+import { canaryForRun } from '../../../src/simulator/state.js';
+import { call, type Json, TOKENS, tempDir, until } from '../../helpers/api.js';
+import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../../helpers/postgres.js';
+import { startOpenAIStandIn } from '../../helpers/stand-ins/openai-chat.js';
+import type { StandIn } from '../../helpers/stand-ins/server.js';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 const CLI = existsSync(join(ROOT, 'packages/soclab/dist/cli/main.js'))
   ? [join(ROOT, 'packages/soclab/bin/soclab.js')]
   : ['--import', 'tsx', join(ROOT, 'packages/soclab/src/cli/main.ts')];

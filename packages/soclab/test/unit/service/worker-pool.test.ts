@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadServerConfig, ServerConfigError } from '../../src/api/config.js';
-import { runCampaign } from '../../src/campaign/run.js';
-import { sealInterruptedRuns } from '../../src/evidence/interrupted.js';
-import { openEvidenceStore } from '../../src/evidence/store.js';
-import type { CampaignJob } from '../../src/service/campaign-job.js';
-import { CampaignWorkerError, CampaignWorkerPool } from '../../src/service/worker-pool.js';
+import { loadServerConfig, ServerConfigError } from '../../../src/api/config.js';
+import { runCampaign } from '../../../src/campaign/run.js';
+import { sealInterruptedRuns } from '../../../src/evidence/interrupted.js';
+import { openEvidenceStore } from '../../../src/evidence/store.js';
+import type { CampaignJob } from '../../../src/service/campaign-job.js';
+import { CampaignWorkerError, CampaignWorkerPool } from '../../../src/service/worker-pool.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'soclab-pool-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,8 +8,8 @@
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fuzzParameters, fuzzTimeout } from '../helpers/fuzz.js';
-import { type Json, startServer, TOKENS } from './helpers.js';
+import { type Json, startServer, TOKENS } from '../../helpers/api.js';
+import { fuzzParameters, fuzzTimeout } from '../../helpers/fuzz.js';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 const SUITE_RUNS = 150;

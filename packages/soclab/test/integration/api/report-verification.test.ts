@@ -4,8 +4,8 @@
  * agreeing with `/runs/{id}/verify`, instead of repeating the verdict recorded when the runs ended.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chainStatusText } from '../../src/reports/chain-status.js';
-import { call, finished, type Json, startServer } from './helpers.js';
+import { chainStatusText } from '../../../src/reports/chain-status.js';
+import { call, finished, type Json, startServer } from '../../helpers/api.js';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 

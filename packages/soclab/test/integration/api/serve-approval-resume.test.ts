@@ -12,10 +12,10 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/cli.js';
-import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../helpers/postgres.js';
-import { type ServeProcess, SOCLAB_CLI, startServe, stopProcess } from '../helpers/serve.js';
-import { call, type Json, TOKENS, tempDir, until } from './helpers.js';
+import { call, type Json, TOKENS, tempDir, until } from '../../helpers/api.js';
+import { REPO_ROOT } from '../../helpers/cli.js';
+import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../../helpers/postgres.js';
+import { type ServeProcess, SOCLAB_CLI, startServe, stopProcess } from '../../helpers/serve.js';
 
 const TOKEN_ENV = [
   `ops:operator:${TOKENS.operator}`,

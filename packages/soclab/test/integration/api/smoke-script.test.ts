@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 const hasCurl = spawnSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).status === 0;
 if (!hasCurl && process.env.CI) throw new Error('curl is missing: CI must provide it (apt-get install curl)');
 if (!hasCurl) console.warn('curl not found (apt-get install curl): the API smoke script test is skipped');

@@ -4,8 +4,8 @@
  * hash-linked sequence. Each run uses a database of its own.
  */
 import { describe, expect, it } from 'vitest';
-import { openEvidenceStore, type SqlEvidenceStore } from '../../src/evidence/store.js';
-import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../helpers/postgres.js';
+import { openEvidenceStore, type SqlEvidenceStore } from '../../../src/evidence/store.js';
+import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../../helpers/postgres.js';
 
 failWithoutPostgresUnderCi('evidence chains on PostgreSQL');
 

@@ -6,10 +6,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { withReproducibleScope } from '../../src/contracts/reproducible.js';
-import { ResumeMismatchError, resumingStore } from '../../src/evidence/resume-replay.js';
-import { type EvidenceStore, type NewEvent, openEvidenceStore } from '../../src/evidence/store.js';
-import { tempDir } from '../api/helpers.js';
+import { withReproducibleScope } from '../../../src/contracts/reproducible.js';
+import { ResumeMismatchError, resumingStore } from '../../../src/evidence/resume-replay.js';
+import { type EvidenceStore, type NewEvent, openEvidenceStore } from '../../../src/evidence/store.js';
+import { tempDir } from '../../helpers/api.js';
 
 const dirs: string[] = [];
 afterAll(() => {

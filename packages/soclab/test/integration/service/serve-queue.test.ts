@@ -10,11 +10,11 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis } from '../../../harness/test/integration/scale/redis-server.js';
-import { call, expectNoCanary, type Json, TOKENS, tempDir, until } from '../api/helpers.js';
-import { REPO_ROOT, soclabIsolated as soclab } from '../helpers/cli.js';
-import { ownDatabase, PG_URL } from '../helpers/postgres.js';
-import { journal, monitorRedis, type SaidProcess, startSoclab, startSoclabWorker } from '../helpers/queue.js';
+import { testRedis } from '../../../../harness/test/integration/scale/redis-server.js';
+import { call, expectNoCanary, type Json, TOKENS, tempDir, until } from '../../helpers/api.js';
+import { REPO_ROOT, soclabIsolated as soclab } from '../../helpers/cli.js';
+import { ownDatabase, PG_URL } from '../../helpers/postgres.js';
+import { journal, monitorRedis, type SaidProcess, startSoclab, startSoclabWorker } from '../../helpers/queue.js';
 
 const redis = testRedis();
 const root = tempDir('soclab-serve-queue-');

@@ -4,7 +4,7 @@
  * with 403 and the request stays pending; an unrelated approver then decides it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startServer, TOKENS, until } from './helpers.js';
+import { call, startServer, TOKENS, until } from '../../helpers/api.js';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { can, TokenRegistry } from '../../src/api/auth.js';
-import { isLoopback, loadServerConfig, parseTokenList, ServerConfigError } from '../../src/api/config.js';
-import { tempDir } from './helpers.js';
+import { can, TokenRegistry } from '../../../src/api/auth.js';
+import { isLoopback, loadServerConfig, parseTokenList, ServerConfigError } from '../../../src/api/config.js';
+import { tempDir } from '../../helpers/api.js';
 
 describe('server configuration', () => {
   it('reads the file, then the environment, then the flags (last wins), and resolves the data folder', () => {

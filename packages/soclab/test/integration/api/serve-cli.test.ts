@@ -7,9 +7,9 @@ import { type ChildProcess, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/cli.js';
-import { SOCLAB_CLI, startServe } from '../helpers/serve.js';
-import { call, finished, TOKENS, tempDir, until } from './helpers.js';
+import { call, finished, TOKENS, tempDir, until } from '../../helpers/api.js';
+import { REPO_ROOT } from '../../helpers/cli.js';
+import { SOCLAB_CLI, startServe } from '../../helpers/serve.js';
 
 const dirs: string[] = [];
 afterAll(() => {

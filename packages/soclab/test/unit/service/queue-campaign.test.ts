@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunRecord } from '@aeh/harness/queue/protocol';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { CampaignRequest } from '../../src/campaign/run.js';
-import { campaignSuite, selectScenarios } from '../../src/campaign/suite.js';
-import { loadCorpus } from '../../src/scenarios/loader.js';
-import { prepareQueuedCampaign, type QueuedCampaign } from '../../src/service/queue-campaign.js';
+import { CampaignRequest } from '../../../src/campaign/run.js';
+import { campaignSuite, selectScenarios } from '../../../src/campaign/suite.js';
+import { loadCorpus } from '../../../src/scenarios/loader.js';
+import { prepareQueuedCampaign, type QueuedCampaign } from '../../../src/service/queue-campaign.js';
 
 // What a `soclab worker` does with a queued run record it reads from Redis (which anyone with Redis access can write).
 

@@ -9,9 +9,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_PERMISSIONS } from '../../src/api/auth.js';
-import type { RouteAccess } from '../../src/api/server.js';
-import { startServer, TOKENS, tempDir } from './helpers.js';
+import { ROLE_PERMISSIONS } from '../../../src/api/auth.js';
+import type { RouteAccess } from '../../../src/api/server.js';
+import { startServer, TOKENS, tempDir } from '../../helpers/api.js';
 
 type Server = Awaited<ReturnType<typeof startServer>>;
 type Who = 'none' | 'wrong' | 'viewer' | 'operator' | 'approver' | 'admin';

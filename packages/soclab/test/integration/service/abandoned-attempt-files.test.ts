@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis } from '../../../harness/test/integration/scale/redis-server.js';
-import { REPO_ROOT, soclabIsolated as soclab } from '../helpers/cli.js';
-import { startSoclabWorker } from '../helpers/queue.js';
+import { testRedis } from '../../../../harness/test/integration/scale/redis-server.js';
+import { REPO_ROOT, soclabIsolated as soclab } from '../../helpers/cli.js';
+import { startSoclabWorker } from '../../helpers/queue.js';
 
 const redis = testRedis();
 const root = mkdtempSync(join(tmpdir(), 'soclab-abandoned-'));
