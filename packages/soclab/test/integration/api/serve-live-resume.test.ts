@@ -6,25 +6,22 @@
  * answer different (a counter in the answer's text). Degenerate and hostile cases first: an edited tape row, the
  * canaries and the key nowhere in the store, a placeholder-looking literal in an answer.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryForRun } from '../../../src/simulator/state.js';
 import { call, type Json, TOKENS, tempDir, until } from '../../helpers/api.js';
+import { REPO_ROOT } from '../../helpers/cli.js';
 import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../../helpers/postgres.js';
+import { type ServeProcess, SOCLAB_CLI, startServe, stopProcess } from '../../helpers/serve.js';
 import { startOpenAIStandIn } from '../../helpers/stand-ins/openai-chat.js';
 import type { StandIn } from '../../helpers/stand-ins/server.js';
 
-const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
-const CLI = existsSync(join(ROOT, 'packages/soclab/dist/cli/main.js'))
-  ? [join(ROOT, 'packages/soclab/bin/soclab.js')]
-  : ['--import', 'tsx', join(ROOT, 'packages/soclab/src/cli/main.ts')];
 const TOKEN_ENV = [
   `ops:operator:${TOKENS.operator}`,
   `viewer:viewer:${TOKENS.viewer}`,
@@ -125,54 +122,20 @@ function vary(content: string, n: number, extra: string): string {
   return `${content} (answer ${n})${extra}`;
 }
 
-interface Served {
-  proc: ChildProcess;
-  base: string;
-  stderr: () => string;
-}
-
-async function serve(dir: string, model: LiveModel, workers = 1, databaseUrl = ''): Promise<Served> {
+async function serve(dir: string, model: LiveModel, workers = 1, databaseUrl = ''): Promise<ServeProcess> {
   // Campaigns on a pool worker thread (the default) or on the API's own event loop (campaign_workers: 0).
   const config = join(dir, 'server.yaml');
   writeFileSync(config, `campaign_workers: ${workers}\n`);
-  const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dir, '--config', config], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      SOCLAB_API_TOKENS: TOKEN_ENV,
-      SOCLAB_DATABASE_URL: databaseUrl,
-      SOURCE_DATE_EPOCH: EPOCH,
-      OPENAI_API_KEY: KEY,
-      OPENAI_BASE_URL: `${model.url}/v1`,
-      NO_COLOR: '1',
-    },
+  return startServe(['--data-dir', dir, '--config', config], {
+    SOCLAB_API_TOKENS: TOKEN_ENV,
+    SOCLAB_DATABASE_URL: databaseUrl,
+    SOURCE_DATE_EPOCH: EPOCH,
+    OPENAI_API_KEY: KEY,
+    OPENAI_BASE_URL: `${model.url}/v1`,
   });
-  let err = '';
-  proc.stderr?.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`soclab serve did not start: ${err}`)), 60_000);
-    proc.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) {
-        clearTimeout(timer);
-        resolve((out.split('\n')[0] ?? '').trim());
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`soclab serve exited with ${code}: ${err}`)));
-  });
-  return { proc, base, stderr: () => err };
 }
 
-const kill = (proc: ChildProcess, signal: NodeJS.Signals): Promise<void> =>
-  new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    proc.once('close', () => resolve());
-    proc.kill(signal);
-  });
+const kill = stopProcess;
 
 const pendingOf = async (base: string): Promise<Json[]> =>
   (await call(base, 'GET', '/api/v1/approvals', { as: 'viewer' })).body;
@@ -217,11 +180,15 @@ const approve = (base: string, approvalId: string) =>
   });
 
 function verifyChain(dir: string, databaseUrl?: string): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [...CLI, 'verify-chain', '--db', databaseUrl ?? join(dir, 'soclab.sqlite')], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, SOCLAB_DATABASE_URL: '', NO_COLOR: '1' },
-  });
+  const r = spawnSync(
+    process.execPath,
+    [...SOCLAB_CLI, 'verify-chain', '--db', databaseUrl ?? join(dir, 'soclab.sqlite')],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, SOCLAB_DATABASE_URL: '', NO_COLOR: '1' },
+    },
+  );
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
