@@ -27,9 +27,9 @@ describe('anthropic adapter against recorded fixtures', () => {
     const system = JSON.stringify(sent.body.system);
     expect(system).toMatch(/single JSON object/);
     const messages = sent.body.messages as Array<{ role: string; content: Array<{ text: string }> }>;
-    expect(messages[0].role).toBe('user');
+    expect(messages[0]?.role).toBe('user');
     expect(new Set(messages.map((m) => m.role))).toEqual(new Set(['user']));
-    expect(messages[0].content[0].text).toContain('[trust=untrusted] ');
+    expect(messages[0]?.content[0]?.text).toContain('[trust=untrusted] ');
     expect(sent.body.max_tokens).toBe(1024);
   });
 
@@ -46,8 +46,8 @@ describe('anthropic adapter against recorded fixtures', () => {
     );
     const messages = r.last().body.messages as Array<{ role: string; content: Array<{ text: string }> }>;
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
-    expect(messages[0].content[0].text).toBe('Begin.');
-    expect(messages[2].content[0].text).toBe('[trust=trusted] a\n[tool:search_siem_events trust=untrusted] b');
+    expect(messages[0]?.content[0]?.text).toBe('Begin.');
+    expect(messages[2]?.content[0]?.text).toBe('[trust=trusted] a\n[tool:search_siem_events trust=untrusted] b');
   });
 
   it('tool_use: get_endpoint_status with the accompanying text kept', async () => {

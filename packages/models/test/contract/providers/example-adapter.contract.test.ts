@@ -30,8 +30,8 @@ describe('example adapter (corp_gateway) against recorded fixtures', () => {
     expect(res.usage.estimated).toBe(true);
     expect(res.cost_is_estimated).toBe(true);
     const messages = r.last().body.messages as Array<{ role: string; content: string }>;
-    expect(messages[0].role).toBe('system');
-    expect(messages[2].content).toMatch(/^\[trust=untrusted\]/);
+    expect(messages[0]?.role).toBe('system');
+    expect(messages[2]?.content).toMatch(/^\[trust=untrusted\]/);
     expect(r.last().headers.authorization).toBe('Bearer t-0000');
   });
   it('tool proposal is explicitly unsupported', async () => {

@@ -27,8 +27,8 @@ describe('openai adapter against recorded fixtures', () => {
     expect(sent.body.response_format).toEqual({ type: 'json_object' });
     const messages = sent.body.messages as Array<{ role: string; content: string }>;
     expect(messages[0]).toEqual({ role: 'system', content: socRequest().system_prompt });
-    expect(messages[2].role).toBe('user');
-    expect(messages[2].content).toMatch(/^\[trust=untrusted\] /);
+    expect(messages[2]?.role).toBe('user');
+    expect(messages[2]?.content).toMatch(/^\[trust=untrusted\] /);
     expect(sent.body.tool_choice).toBe('auto');
     expect((sent.body.tools as unknown[]).length).toBe(5);
   });

@@ -7,6 +7,7 @@ import {
   ProviderError,
   ProviderRegistry,
 } from '../../../src/index.js';
+import { defined } from '../../helpers/defined.js';
 import { replay } from './replay.js';
 
 const FULL_ENV = {
@@ -114,7 +115,7 @@ describe('default provider registry', () => {
 
   it('extra entries are added, and an entry with a built-in id replaces it in place', () => {
     const adversary = {
-      ...BUILTIN_PROVIDER_ENTRIES[0],
+      ...defined(BUILTIN_PROVIDER_ENTRIES[0], 'the first built-in provider entry'),
       description: 'scripted adversary',
       create: () => new MockProvider({ model: 'adversary' }),
     };
@@ -127,8 +128,11 @@ describe('default provider registry', () => {
   });
 
   it('rejects entries with invalid ids', () => {
-    expect(() => new ProviderRegistry([{ ...BUILTIN_PROVIDER_ENTRIES[0], id: 'Bad-Id' }])).toThrow(
-      /invalid provider id/,
-    );
+    expect(
+      () =>
+        new ProviderRegistry([
+          { ...defined(BUILTIN_PROVIDER_ENTRIES[0], 'the first built-in provider entry'), id: 'Bad-Id' },
+        ]),
+    ).toThrow(/invalid provider id/);
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ModelRequest } from '../../../src/index.js';
+import { defined } from '../../helpers/defined.js';
 
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
@@ -38,7 +39,7 @@ export function replay(...names: Array<string | 'connection-error'>): Replay {
   const calls: RecordedCall[] = [];
   let i = 0;
   const stub = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const name = names[Math.min(i, names.length - 1)];
+    const name = defined(names[Math.min(i, names.length - 1)], 'a replay name');
     i += 1;
     const headers = Object.fromEntries(new Headers(init?.headers).entries());
     const raw = typeof init?.body === 'string' ? init.body : '{}';

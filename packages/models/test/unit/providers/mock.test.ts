@@ -7,6 +7,7 @@ import {
   ModelRequest,
   ProviderError,
 } from '../../../src/index.js';
+import { defined } from '../../helpers/defined.js';
 
 const req = (input: Parameters<typeof ModelRequest.parse>[0]) => ModelRequest.parse(input);
 
@@ -29,7 +30,7 @@ describe('MockProvider', () => {
     expect(pong.output_text).toBe('pong');
     expect(pong.structured).toBeNull();
     expect(mock.calls.map((c) => c.method)).toEqual(['generateStructured', 'generateStructured', 'generate']);
-    expect(mock.requests('generate')[0].messages[0].content).toBe('ping 42');
+    expect(mock.requests('generate')[0]?.messages[0]?.content).toBe('ping 42');
   });
 
   it('falls back to the queue in order, then fails naming the stage', async () => {
@@ -102,7 +103,7 @@ describe('MockProvider', () => {
     });
     const r = await mock.continueAfterTool(req({ messages: [{ role: 'user', content: 'q' }] }), 'search', 'found 3');
     expect(r.structured).toEqual({ answer: 3 });
-    const sent = mock.calls[0].request.messages.at(-1);
+    const sent = defined(mock.calls[0], 'the first call').request.messages.at(-1);
     expect(sent).toMatchObject({ role: 'tool', trust: 'untrusted', tool_name: 'search', content: 'found 3' });
   });
 

@@ -12,6 +12,7 @@ import { HttpAgentProvider } from '../../../src/providers/http.js';
 import { approvedModelsFor } from '../../../src/providers/registry.js';
 import { runScenario } from '../../../src/scenarios/runner.js';
 import { createSimulator } from '../../../src/simulator/state.js';
+import { defined } from '../../helpers/defined.js';
 
 /*
  * A hostile agent on a real loopback socket. Each behaviour is a way an agent can misbehave; every one must end
@@ -96,7 +97,7 @@ async function expectErrorTurn(code: string, timeoutSeconds = 5) {
     expect(result.stages_completed).toEqual([]);
     expect(port.proposals).toHaveLength(0);
     expect(result.events).toHaveLength(1);
-    const turn = result.events[0];
+    const turn = defined(result.events[0], 'the one event');
     expect(turn.finish_reason).toBe('error');
     expect(turn.proposed_tool).toBeNull();
     expect(JSON.parse(turn.output_text).refusal.code).toBe(code);
@@ -129,7 +130,7 @@ describe('hostile agent replies end as error turns', () => {
   it('extra fields', async () => {
     behaviour = (_q, res) => json(res, 200, { ...toolCall('get_identity_profile', { user_id: 'u' }), debug: true });
     const { result } = await expectErrorTurn('schema_violation');
-    expect(result.events[0].output_text).toContain('unknown field(s) \\"debug\\"');
+    expect(defined(result.events[0], 'the first event').output_text).toContain('unknown field(s) \\"debug\\"');
   });
 
   it('two tool calls', async () => {
@@ -142,7 +143,7 @@ describe('hostile agent replies end as error turns', () => {
     behaviour = (_q, res) =>
       json(res, 200, { ...toolCall('get_identity_profile', {}), refusal: { code: 'policy', reason: 'x' } });
     const { result } = await expectErrorTurn('schema_violation');
-    expect(result.events[0].output_text).toContain('exactly one of proposal or refusal');
+    expect(defined(result.events[0], 'the first event').output_text).toContain('exactly one of proposal or refusal');
   });
 
   it('a wrong contract id', async () => {
@@ -181,7 +182,7 @@ describe('hostile agent replies end as error turns', () => {
     };
     const { result } = await expectErrorTurn('timeout', 2);
     expect(requests).toHaveLength(1);
-    expect(result.events[0].output_text).toContain('no reply within 2 s');
+    expect(defined(result.events[0], 'the first event').output_text).toContain('no reply within 2 s');
   });
 
   for (const [status, code] of [
@@ -203,7 +204,7 @@ describe('hostile agent replies end as error turns', () => {
     await p.close();
     expect(result.status).toBe('failed');
     expect(port.proposals).toHaveLength(0);
-    expect(result.events[0].finish_reason).toBe('stop');
+    expect(defined(result.events[0], 'the first event').finish_reason).toBe('stop');
     expect(result.failure_reason).toContain('out_of_scope');
     expect(lines.some((l) => l.includes('agent refused') && l.includes('out_of_scope: not my job'))).toBe(true);
   });
@@ -286,7 +287,7 @@ describe('connection failures', () => {
     behaviour = (req) => req.socket.destroy();
     const { result } = await expectErrorTurn('transport_error');
     expect(requests).toHaveLength(2);
-    expect(result.events[0].output_text).toContain('connection failed twice');
+    expect(defined(result.events[0], 'the first event').output_text).toContain('connection failed twice');
   });
 
   it('a refused connection (nothing listening) is retried once, then an error turn', async () => {
@@ -298,8 +299,10 @@ describe('connection failures', () => {
     const { result } = await investigate(p);
     await p.close();
     expect(result.status).toBe('errored');
-    expect(JSON.parse(result.events[0].output_text).refusal).toMatchObject({ code: 'transport_error' });
-    expect(result.events[0].output_text).toContain('ECONNREFUSED');
+    expect(JSON.parse(defined(result.events[0], 'the first event').output_text).refusal).toMatchObject({
+      code: 'transport_error',
+    });
+    expect(defined(result.events[0], 'the first event').output_text).toContain('ECONNREFUSED');
     expect(lines.filter((l) => l.includes('retrying once'))).toHaveLength(1);
   });
 });
@@ -358,7 +361,7 @@ describe('an agent that echoes the Authorization header', () => {
       await store.close();
       await p.close();
     }
-    expect(requests[0].headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(defined(requests[0], 'the first request').headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(result.investigation.status).toBe('complete');
     expect(result.investigation.events.every((e) => e.output_text.includes('[REDACTED]'))).toBe(true);
     expect(JSON.stringify(result)).not.toContain(TOKEN);

@@ -35,7 +35,7 @@ beforeAll(async () => {
     agent.stdout?.on('data', (chunk: string) => {
       out += chunk;
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/v1\/agent)/.exec(out);
-      if (m) resolve(m[1]);
+      if (m?.[1]) resolve(m[1]);
     });
     agent.once('exit', (code) => reject(new Error(`reference agent exited with ${code}: ${out}`)));
   });

@@ -16,6 +16,7 @@ import {
   type HttpAgentLogger,
   HttpAgentProvider,
 } from '../../../src/providers/http.js';
+import { defined } from '../../helpers/defined.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const fixture = (name: string) => readFileSync(`${FIXTURES}${name}`, 'utf8');
@@ -65,7 +66,7 @@ function scripted(...replies: Array<{ status?: number; body: string } | Error>) 
   let i = 0;
   const transport: AgentTransport = async ({ url, headers, body }) => {
     sent.push({ url, headers, body: JSON.parse(body) });
-    const r = replies[Math.min(i++, replies.length - 1)];
+    const r = defined(replies[Math.min(i++, replies.length - 1)], 'a scripted reply');
     if (r instanceof Error) throw r;
     return { status: r.status ?? 200, body: r.body };
   };
@@ -84,7 +85,7 @@ describe('http provider: request translation', () => {
     const { provider, sent } = scripted({ body: fixture('http_agent_tool_call.json') });
     await provider.generateStructured(stageRequest());
     expect(sent).toHaveLength(1);
-    const body = AgentRequest.parse(sent[0].body);
+    const body = AgentRequest.parse(defined(sent[0], 'the first request').body);
     expect(body).toMatchObject({
       contract: 'soclab.agent.v1',
       run_id: 'run-7',
@@ -106,14 +107,14 @@ describe('http provider: request translation', () => {
   it('sends the token only in the Authorization header, with the contract headers', async () => {
     const { provider, sent } = scripted({ body: fixture('http_agent_tool_call.json') });
     await provider.generate(stageRequest());
-    expect(sent[0].url).toBe(URL_);
-    expect(sent[0].headers).toEqual({
+    expect(defined(sent[0], 'the first request').url).toBe(URL_);
+    expect(defined(sent[0], 'the first request').headers).toEqual({
       'content-type': 'application/json',
       accept: 'application/json',
       'x-soclab-contract': 'soclab.agent.v1',
       authorization: `Bearer ${TOKEN}`,
     });
-    expect(JSON.stringify(sent[0].body)).not.toContain(TOKEN);
+    expect(JSON.stringify(defined(sent[0], 'the first request').body)).not.toContain(TOKEN);
     const anonymous = new HttpAgentProvider({
       url: URL_,
       transport: async ({ headers }) => {
@@ -149,10 +150,12 @@ describe('http provider: request translation', () => {
   it('continueAfterTool appends an untrusted tool turn before posting', async () => {
     const { provider, sent } = scripted({ body: fixture('http_agent_tool_call.json') });
     await provider.continueAfterTool(stageRequest(), 'get_endpoint_status', { evidence_id: 'x:3', result: {} });
-    const turns = sent[0].body.turns as Array<Record<string, unknown>>;
+    const turns = defined(sent[0], 'the first request').body.turns as Array<Record<string, unknown>>;
     // the trailing trusted instruction is no longer last, so it stays a turn and the fallback instruction is used
     expect(turns.at(-1)).toMatchObject({ role: 'tool', trust: 'untrusted', tool_name: 'get_endpoint_status' });
-    expect((sent[0].body.context as { evidence_ids: string[] }).evidence_ids).toContain('x:3');
+    expect((defined(sent[0], 'the first request').body.context as { evidence_ids: string[] }).evidence_ids).toContain(
+      'x:3',
+    );
   });
 
   it('refuses to stream', async () => {
