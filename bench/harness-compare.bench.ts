@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { itemAt } from '../packages/harness/src/core/item-at.js';
 
 const root = join(import.meta.dirname, '..');
 const out = join(root, 'bench/out/compare');
@@ -187,7 +188,7 @@ const runs = [0, 1, 2].map(() =>
   ]),
 );
 runs.sort((a, b) => a.seconds - b.seconds);
-const median = runs[1];
+const median = itemAt(runs, 1);
 const peak = Math.max(...runs.map((r) => r.mb));
 console.log(`read+parse floor (both journals): ${floor.seconds.toFixed(2)} s, ${floor.mb.toFixed(0)} MB`);
 console.log(
@@ -196,5 +197,5 @@ console.log(
 console.log(`peak RSS: ${peak.toFixed(0)} MB  target <= 300 MB  ${peak <= 300 ? 'OK' : 'MISSED'}`);
 const { loadavg } = await import('node:os');
 console.log(
-  `CPU time of that compare: ${median.cpu.toFixed(2)} s (user + sys; what the wall clock approaches on an idle machine); load average ${loadavg()[0].toFixed(1)}`,
+  `CPU time of that compare: ${median.cpu.toFixed(2)} s (user + sys; what the wall clock approaches on an idle machine); load average ${itemAt(loadavg(), 0).toFixed(1)}`,
 );

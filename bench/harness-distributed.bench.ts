@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { itemAt } from '../packages/harness/src/core/item-at.js';
 
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'packages/harness/bin/harness.js');
@@ -95,7 +96,7 @@ async function startAgent(): Promise<string> {
   );
   started.push(child);
   agentChild = child;
-  return (await waitForLine(child, 'stdout', /listening on (\S+)/))[1];
+  return itemAt(await waitForLine(child, 'stdout', /listening on (\S+)/), 1);
 }
 
 async function startWorkers(url: string, count: number): Promise<ChildProcess[]> {
@@ -186,7 +187,7 @@ const s = (x: number) => `${x.toFixed(2)} s`;
 function cpuSeconds(pid: number | undefined): number {
   if (!pid) return 0;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = itemAt(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') '), 1).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
   } catch {
     return 0;
@@ -267,7 +268,11 @@ try {
     ones.push(await scenario(1));
     fours.push(await scenario(4));
   }
-  const median = (xs: Figures[]) => [...xs].sort((a, b) => a.wall - b.wall)[Math.floor(xs.length / 2)];
+  const median = (xs: Figures[]) =>
+    itemAt(
+      [...xs].sort((a, b) => a.wall - b.wall),
+      Math.floor(xs.length / 2),
+    );
   const one = median(ones);
   const four = median(fours);
   console.log(

@@ -8,6 +8,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Experiment } from '../packages/harness/src/core/experiment.js';
+import { itemAt } from '../packages/harness/src/core/item-at.js';
 import { viewOf } from '../packages/harness/src/core/view.js';
 import { htmlReporter } from '../packages/harness/src/reporters/html.js';
 import { CHROMIUM, launchChromium } from '../packages/harness/test/helpers/chromium.js';
@@ -93,7 +94,11 @@ function makeRun(): Experiment {
 
 const run = makeRun();
 const file = join(out, 'report.html');
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]) =>
+  itemAt(
+    [...xs].sort((a, b) => a - b),
+    Math.floor(xs.length / 2),
+  );
 
 const stringify: number[] = [];
 for (let i = 0; i < 3; i++) {

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { itemAt } from '../packages/harness/src/core/item-at.js';
 
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'packages/harness/bin/harness.js');
@@ -57,7 +58,7 @@ async function startAgent(latencyMs: number): Promise<{ url: string; child: Chil
     child.stdout?.on('data', (c: Buffer) => {
       text += c.toString();
       const m = /listening on (\S+)/.exec(text);
-      if (m) resolve(m[1]);
+      if (m) resolve(itemAt(m, 1));
     });
     child.on('exit', (code) => reject(new Error(`agent exited with ${code}`)));
   });
@@ -101,7 +102,7 @@ function run(suite: string, concurrency: number, tag: string): Figures {
 
 const medianOf = (xs: Figures[]): Figures => {
   const sorted = [...xs].sort((a, b) => a.wall - b.wall);
-  return sorted[Math.floor(sorted.length / 2)];
+  return itemAt(sorted, Math.floor(sorted.length / 2));
 };
 const ms = (s: number) => `${(s * 1000).toFixed(0)} ms`;
 const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');

@@ -234,7 +234,7 @@ try {
       `${label}: exit ${r.code ?? 'none (killed after 300 s)'}, wall ${r.wall.toFixed(1)} s, ${r.keys.length} results (${unique} distinct keys of ${N}), agent calls ${r.calls} (${r.calls - N} executed again)${label.startsWith('Redis') ? `, ${r.recordedAtKill} recorded when Redis was killed` : ''}`,
     );
     console.log(
-      `  state ${r.experiment?.state ?? '-'}; success_rate ${r.experiment?.metrics.success_rate?.value ?? '-'} (local ${localExp.metrics.success_rate.value}); statuses per case equal to the local run: ${sameStatuses ? 'yes' : 'NO'}`,
+      `  state ${r.experiment?.state ?? '-'}; success_rate ${r.experiment?.metrics.success_rate?.value ?? '-'} (local ${localExp.metrics.success_rate?.value ?? '-'}); statuses per case equal to the local run: ${sameStatuses ? 'yes' : 'NO'}`,
     );
   }
   console.log(

@@ -8,6 +8,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { type AgentOutput, agentOutput } from '../packages/harness/src/core/agent.js';
+import { itemAt } from '../packages/harness/src/core/item-at.js';
 import { TestCaseResult } from '../packages/harness/src/core/result.js';
 import { TestCase } from '../packages/harness/src/core/testcase.js';
 import { createEvaluator, type Evaluator } from '../packages/harness/src/evaluators/index.js';
@@ -16,7 +17,7 @@ import { seededRandom } from '../packages/harness/src/stats/rng.js';
 
 const N = 10_000;
 const rand = seededRandom(42);
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+const pick = <T>(xs: readonly T[]): T => itemAt(xs, Math.floor(rand() * xs.length));
 const words = [
   'refund',
   'order',
@@ -126,7 +127,7 @@ async function timeOne(ev: Evaluator): Promise<number> {
 }
 
 // Warm-up (JIT, ajv compilation), then measure.
-for (const [, ev] of evaluators) for (let i = 0; i < 200; i++) await ev.evaluate(testCase, outputs[i]);
+for (const [, ev] of evaluators) for (let i = 0; i < 200; i++) await ev.evaluate(testCase, itemAt(outputs, i));
 
 const perEvaluator: [string, number][] = [];
 let total = 0;
@@ -154,7 +155,7 @@ console.log(
   `total ${total.toFixed(0)} ms (${((total * 1000) / (evaluators.length * N)).toFixed(2)} µs/evaluation, ${passes} passed)  target <= 1000 ms  ${total <= 1000 ? 'OK' : 'MISSED'}`,
 );
 console.log(
-  `cpu time ${cpuMs.toFixed(0)} ms (load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores: wall time is inflated when the machine is busy)`,
+  `cpu time ${cpuMs.toFixed(0)} ms (load average ${itemAt(loadavg(), 0).toFixed(1)} on ${availableParallelism()} cores: wall time is inflated when the machine is busy)`,
 );
 console.log(`same work one evaluator at a time: ${sumSeparate.toFixed(0)} ms`);
 console.log(

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { itemAt } from '../packages/harness/src/core/item-at.js';
 import { openStore, type RunStore } from '../packages/harness/src/store/index.js';
 import { fixtureExperiment, fixtureResult } from '../packages/harness/test/unit/store/run-fixtures.js';
 
@@ -74,7 +75,10 @@ async function time<T>(fn: () => Promise<T>): Promise<[T, number]> {
 async function median(fn: () => Promise<unknown>, runs = 15): Promise<number> {
   const t: number[] = [];
   for (let i = 0; i < runs; i++) t.push((await time(fn))[1]);
-  return t.sort((a, b) => a - b)[Math.floor(runs / 2)];
+  return itemAt(
+    t.sort((a, b) => a - b),
+    Math.floor(runs / 2),
+  );
 }
 
 const line = (name: string, value: string, target: string, ok: boolean) =>

@@ -27,10 +27,10 @@ interface Reply {
   trace: { messages: { role: string; content: string }[] };
 }
 
-const HOTELS: Record<string, { id: string; name: string; nightly: number }> = {
+const HOTELS = {
   paris: { id: 'H-PAR-7', name: 'Hôtel du Canal', nightly: 180 },
   oslo: { id: 'H-OSL-2', name: 'Fjord Inn', nightly: 150 },
-};
+} satisfies Record<string, { id: string; name: string; nightly: number }>;
 
 function ok(tool_name: string, args: Record<string, unknown>, result: unknown, duration: number): ToolCall {
   return { tool_name, args, result, duration, status: 'success', error: null };
@@ -67,13 +67,12 @@ export async function run(input: string | Record<string, unknown>, ctx?: { repea
   }
 
   if (/book/.test(text) && /hotel/.test(text)) {
-    const city = Object.keys(HOTELS).find((c) => text.includes(c)) ?? 'paris';
+    const [city, hotel] = Object.entries(HOTELS).find(([c]) => text.includes(c)) ?? ['paris', HOTELS.paris];
     const nights = Number(/(\d+)\s*night/.exec(text)?.[1] ?? 1);
     const email = /[\w.+-]+@[\w-]+\.[\w.]+/.exec(raw)?.[0] ?? 'guest@example.com';
-    const hotel = HOTELS[city];
     const bookingId = `BK-${10000 + nights * 7}`;
     const calls = [
-      ok('search_hotels', { city: city[0].toUpperCase() + city.slice(1), nights }, [hotel], 0.21),
+      ok('search_hotels', { city: city.charAt(0).toUpperCase() + city.slice(1), nights }, [hotel], 0.21),
       ok('check_availability', { hotel_id: hotel.id, nights }, { available: true }, 0.05),
       ok('book_hotel', { hotel_id: hotel.id, nights, guest_email: email }, { booking_id: bookingId }, 0.18),
     ];
@@ -87,7 +86,13 @@ export async function run(input: string | Record<string, unknown>, ctx?: { repea
       { tool_name: 'get_weather', args: { city }, duration: 2.0, status: 'error', error: 'upstream timeout' },
       ok('get_weather', { city }, { temp_c: 7, sky: 'cloudy' }, 0.3),
     ];
-    return reply(raw, `It is 7°C and cloudy in ${city[0].toUpperCase()}${city.slice(1)}.`, calls, [150, 22], 2.41);
+    return reply(
+      raw,
+      `It is 7°C and cloudy in ${city.charAt(0).toUpperCase()}${city.slice(1)}.`,
+      calls,
+      [150, 22],
+      2.41,
+    );
   }
 
   if (/how many orders/.test(text)) {
