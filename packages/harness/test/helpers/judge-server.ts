@@ -86,7 +86,8 @@ export async function startJudgeServer(behave: (req: SeenRequest, index: number)
     }
     // Anthropic: a verdict tool offered in the request is answered with a tool_use block.
     const tools = (body.tools as { name: string }[] | undefined) ?? [];
-    const useTool = 'verdict' in b && tools.length > 0;
+    const [tool] = tools;
+    const useTool = 'verdict' in b && tool !== undefined;
     res.end(
       JSON.stringify({
         id: `msg_${requests.length}`,
@@ -94,7 +95,7 @@ export async function startJudgeServer(behave: (req: SeenRequest, index: number)
         role: 'assistant',
         model: seen.model,
         content: useTool
-          ? [{ type: 'tool_use', id: `toolu_${requests.length}`, name: tools[0].name, input: b.verdict }]
+          ? [{ type: 'tool_use', id: `toolu_${requests.length}`, name: tool.name, input: b.verdict }]
           : [{ type: 'text', text: content }],
         stop_reason: truncated ? 'max_tokens' : useTool ? 'tool_use' : 'end_turn',
         stop_sequence: null,

@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlReporter } from '../../src/reporters/html.js';
 import { chromiumAvailable, launchChromium } from '../helpers/chromium.js';
+import { defined } from '../helpers/defined.js';
 import { cases, experiment } from '../unit/comparison/fixtures.js';
 
 const chromiumPresent = chromiumAvailable('html report browser test');
@@ -38,11 +39,12 @@ describe.skipIf(!chromiumPresent)('html report in headless Chromium', () => {
     run.results.forEach((r, i) => {
       r.tags = i % 2 === 0 ? ['billing'] : ['search'];
     });
-    run.results[4].output.tool_calls = [
+    const fifth = defined(run.results[4], 'result 4');
+    fifth.output.tool_calls = [
       { tool_name: 'lookup', args: { q: ATTACK }, result: { ok: true }, duration: 0.1, status: 'success', error: null },
       { tool_name: 'refund', args: {}, result: null, duration: 0.3, status: 'error', error: 'denied' },
     ];
-    run.results[4].evaluations[0].explanation = `explained ${ATTACK}`;
+    defined(fifth.evaluations[0], 'the first evaluation of result 4').explanation = `explained ${ATTACK}`;
     file = join(OUT, 'report.html');
     await htmlReporter.create({} as never).report(run, file);
     browser = await launchChromium();

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { defined } from '../helpers/defined.js';
 import { JUNIT_XSDS, validateXsd, XMLLINT_AVAILABLE, XMLLINT_SKIP } from '../helpers/xmllint.js';
 
 // The built CLI (`npm test` builds it in pretest; run `npx tsc -b packages/models packages/harness` by hand).
@@ -215,8 +216,9 @@ describe('the CI example in docs', () => {
       .flatMap((line) => [...line.matchAll(/npx harness (\w+)([^\n&;|)]*)/g)]);
     expect(commands.map((m) => m[1]).sort()).toEqual(['compare', 'run', 'run']);
     for (const [, command, rest] of commands) {
-      const help = harness([command, '--help']).stdout;
-      for (const option of rest.match(/--[a-z-]+/g) ?? []) expect(help, `${command} ${option}`).toContain(option);
+      const help = harness([defined(command, 'a harness command'), '--help']).stdout;
+      for (const option of defined(rest, `${command}'s arguments`).match(/--[a-z-]+/g) ?? [])
+        expect(help, `${command} ${option}`).toContain(option);
     }
   });
 });

@@ -37,7 +37,7 @@ beforeAll(async () => {
     httpServer.stdout?.on('data', (c: Buffer) => {
       text += c.toString();
       const m = /listening on (\S+)/.exec(text);
-      if (m) resolve(m[1]);
+      if (m?.[1]) resolve(m[1]);
     });
     httpServer.on('exit', (code) => reject(new Error(`MCP HTTP server exited with ${code}`)));
   });

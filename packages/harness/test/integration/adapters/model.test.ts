@@ -119,7 +119,7 @@ describe('model adapter, openai_compatible provider against a fake server', () =
     expect(out.error).toBeNull();
     expect(out.tool_calls).toEqual([expect.objectContaining({ tool_name: 'lookup_order', args: { order_id: 'A-1' } })]);
     const sent = requests.at(-1) as { body: { tools: { function: { name: string } }[] } };
-    expect(sent.body.tools[0].function.name).toBe('lookup_order');
+    expect(sent.body.tools[0]?.function.name).toBe('lookup_order');
   });
 
   it('reports 429 as a transient rate limit without leaking the API key', async () => {

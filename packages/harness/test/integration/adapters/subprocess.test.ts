@@ -7,6 +7,7 @@ import type { Agent, RunContext } from '../../../src/adapters/base.js';
 import { SubprocessOptions, type SubprocessOptionsInput } from '../../../src/adapters/subprocess/options.js';
 import { subprocessAdapter } from '../../../src/adapters/subprocess.js';
 import { TestCase } from '../../../src/core/testcase.js';
+import { defined } from '../../helpers/defined.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const node = process.execPath;
@@ -161,7 +162,7 @@ describe('subprocess adapter, persistent JSON-lines process', () => {
       [30, 0, 15].map((delay, i) => agent.run({ text: `q${i}`, delay }, ctx({ text: `q${i}`, delay }))),
     );
     expect(outs.map((o) => o.output)).toEqual(['echo: q0', 'echo: q1', 'echo: q2']);
-    const started = new Set(outs.map((o) => o.tool_calls[0].args.started));
+    const started = new Set(outs.map((o) => defined(o.tool_calls[0], 'the first tool call').args.started));
     expect(started.size).toBe(1);
     const context = (await agent.run('context', ctx('context'))).output as Record<string, unknown>;
     expect(context).toMatchObject({ test_id: 'case-7', repeat: 1, attempt: 1, vars: { flag: '--fast' } });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../helpers/defined.js';
 import { ensureBuilt, harness } from '../../helpers/harness-cli.js';
 
 // Issue 16's defects seen as a user sees them: through the compiled CLI, in real child processes.
@@ -92,9 +93,9 @@ describe('defect 1: a plugin metric keeps its declared direction through run, st
       const runs = (await (await fetch(new URL('api/runs', viewer.url))).json()) as {
         items: { id: string; metrics: Record<string, { direction: string; formatted_value: string }> }[];
       };
-      const byValue = Object.fromEntries(runs.items.map((r) => [r.metrics.median_latency.formatted_value, r]));
-      expect(byValue['0.32s'].metrics.median_latency.direction).toBe('lower_is_better');
-      const ids = `baseline=${byValue['0.32s'].id}&candidate=${byValue['0.09s'].id}`;
+      const byValue = Object.fromEntries(runs.items.map((r) => [r.metrics.median_latency?.formatted_value, r]));
+      expect(byValue['0.32s']?.metrics.median_latency?.direction).toBe('lower_is_better');
+      const ids = `baseline=${defined(byValue['0.32s'], 'the 0.32s run').id}&candidate=${defined(byValue['0.09s'], 'the 0.09s run').id}`;
       const cmpApi = (await (await fetch(new URL(`api/compare?${ids}`, viewer.url))).json()) as {
         comparison: { deltas: Record<string, { is_improvement: boolean; direction: string }> };
       };

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../helpers/defined.js';
 
 // promptfoo configs written in promptfoo's documented format (promptfoo.dev/docs/configuration), run by the
 // compiled CLI against a real HTTP agent on a loopback port; every case's verdict is checked.
@@ -184,7 +185,8 @@ describe('harness run promptfooconfig.yaml (http provider with transformResponse
       'test-7': 'failed',
     });
     // Each assertion's own verdict, not only the case's.
-    const verdicts = (id: string) => byId[id].evaluations.map((e) => `${e.evaluator}:${e.passed}`);
+    const verdicts = (id: string) =>
+      defined(byId[id], `the result of ${id}`).evaluations.map((e) => `${e.evaluator}:${e.passed}`);
     expect(verdicts('test-1')).toEqual([
       'latency_budget:true', // from defaultTest, first
       'contains:true', // icontains paris

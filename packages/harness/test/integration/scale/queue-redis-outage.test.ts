@@ -70,7 +70,7 @@ describe('Redis unreachable when a distributed run starts', () => {
       ['--queue-outage-budget', 'soon'],
       ['--queue-stall-after', 'NaN'],
       ['--queue-stall-after', '1e999'],
-    ]) {
+    ] as const) {
       const run = startHarness(children, runArgs(url, [flag, value]), dir);
       expect(await exited(run, 30_000)).toBe(2);
       expect(run.errText).toContain(`${flag} must be a positive number of seconds (got '${value}')`);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defined } from '../../helpers/defined.js';
 import { writeRunFolder } from '../../unit/store/run-fixtures.js';
 import { createTempDatabase, PG_URL, requirePgOrSkip, type TempDatabase } from './pg-database.js';
 
@@ -71,7 +72,13 @@ describe('store commands', () => {
     const json = JSON.parse(harness('runs', 'list', '--runs-dir', runsDir, '--json').out) as {
       items: { id: string }[];
     };
-    const show = harness('runs', 'show', json.items[0].id.slice(0, 6), '--runs-dir', runsDir);
+    const show = harness(
+      'runs',
+      'show',
+      defined(json.items[0], 'the newest run').id.slice(0, 6),
+      '--runs-dir',
+      runsDir,
+    );
     expect(show.code).toBe(0);
     expect(show.out).toMatch(/cases\s+2 \(passed 2, failed 0/);
     expect(show.out).toMatch(/success_rate\s+│ 100\.0%/);
@@ -139,7 +146,7 @@ describe('store commands', () => {
     const before = JSON.parse(harness('runs', 'list', '--runs-dir', runsDir, '--json').out) as {
       items: { id: string; location: string }[];
     };
-    const victim = before.items[0];
+    const victim = defined(before.items[0], 'the newest run');
     const rm = harness('runs', 'rm', victim.id, '--runs-dir', runsDir);
     expect(rm.code).toBe(0);
     expect(rm.out).toContain(`deleted ${victim.location}`);

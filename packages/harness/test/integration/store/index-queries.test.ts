@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JournalWriter } from '../../../src/runner/journal.js';
 import { openStore, type RunStore } from '../../../src/store/index.js';
+import { defined } from '../../helpers/defined.js';
 import {
   endLine,
   fixtureExperiment,
@@ -126,7 +127,7 @@ describe.each(backends)('run index on $name', (backend) => {
       'run-2026-01-02-bbb',
       'run-2026-01-01-aaa',
     ]);
-    const r3 = page.items[0];
+    const r3 = defined(page.items[0], 'the newest run');
     expect(r3).toMatchObject({
       suite_name: 'support',
       state: 'completed',
@@ -147,7 +148,7 @@ describe.each(backends)('run index on $name', (backend) => {
 
   it('finds a run by id, unique prefix or folder, and explains ambiguity', async () => {
     expect(await store.resolveRunId('run-2026-01-03')).toBe('run-2026-01-03-ccc');
-    expect(await store.resolveRunId(folders.r1)).toBe('run-2026-01-01-aaa');
+    expect(await store.resolveRunId(defined(folders.r1, 'the folder of run r1'))).toBe('run-2026-01-01-aaa');
     expect(await store.resolveRunId('run-run-2026-01-02-bbb')).toBe('run-2026-01-02-bbb');
     await expect(store.resolveRunId('run-2026-01-02')).rejects.toThrow(/matches 2 runs/);
     await expect(store.resolveRunId('nope')).rejects.toThrow(/no stored run matches 'nope'/);
@@ -204,7 +205,7 @@ describe.each(backends)('run index on $name', (backend) => {
       ['c4', 0],
       ['c2', 0.2],
     ]);
-    const row = all.items[1];
+    const row = defined(all.items[1], 'case row 1');
     expect(row.evaluations).toEqual([{ evaluator: 'exact_match', score: 1, passed: true, error: false }]);
     expect(row.tags).toEqual(['billing', 'refund']);
   });
@@ -219,7 +220,7 @@ describe.each(backends)('run index on $name', (backend) => {
     });
     // PostgreSQL cannot hold NUL in text or jsonb: it becomes U+FFFD there; SQLite keeps it.
     expect(c?.output.output).toBe(backend.name === 'postgres' ? 'done \ufffd <b>bold</b>' : 'done \u0000 <b>bold</b>');
-    expect(c?.evaluations[0].explanation).toBe('exact_match says yes');
+    expect(c?.evaluations[0]?.explanation).toBe('exact_match says yes');
     expect(await store.getCase('run-2026-01-03-ccc', 'c2', 7)).toBeNull();
   });
 
@@ -240,7 +241,7 @@ describe.each(backends)('run index on $name', (backend) => {
       ['support', 3],
       ['other-suite', 1],
     ]);
-    expect(suites[0].metrics).toEqual(['success_rate']);
+    expect(suites[0]?.metrics).toEqual(['success_rate']);
   });
 
   it('finds flaky cases with flip rates and marks quarantined ones', async () => {
@@ -249,9 +250,9 @@ describe.each(backends)('run index on $name', (backend) => {
     const byId = Object.fromEntries(report.flaky.map((f) => [f.test_id, f]));
     expect(Object.keys(byId).sort()).toEqual(['c2', 'c4']);
     expect(byId.c2).toMatchObject({ runs: 3, flips: 2, flip_rate: 1, passes: 2, executions: 3, quarantined: true });
-    expect(byId.c2.history.map((h) => h.outcome)).toEqual(['pass', 'fail', 'pass']);
+    expect(defined(byId.c2, 'flaky case c2').history.map((h) => h.outcome)).toEqual(['pass', 'fail', 'pass']);
     expect(byId.c4).toMatchObject({ runs: 3, flips: 2, mixed_runs: 1, quarantined: false });
-    expect(byId.c4.history.map((h) => h.outcome)).toEqual(['fail', 'mixed', 'pass']);
+    expect(defined(byId.c4, 'flaky case c4').history.map((h) => h.outcome)).toEqual(['fail', 'mixed', 'pass']);
     // Equal flip rates: the pass rate nearest 50% (c4: 2 of 4) ranks first.
     expect(report.flaky.map((f) => f.test_id)).toEqual(['c4', 'c2']);
     // Over the last two runs c2 changed once (fail -> pass): a fix, not flakiness; c4's repeats disagreed.
@@ -274,7 +275,7 @@ describe.each(backends)('run index on $name', (backend) => {
     const back = await store.caseDeltas('run-2026-01-01-aaa', 'run-2026-01-02-bbb');
     expect(back.counts.regressed).toBe(1);
     expect(back.deltas[0]).toMatchObject({ test_id: 'c2', change: 'regressed' });
-    expect(back.deltas[0].score_delta).toBeCloseTo(-0.8);
+    expect(back.deltas[0]?.score_delta).toBeCloseTo(-0.8);
     // c4 has one passing and one failing repeat in bbb: it does not count as passing.
     expect(back.deltas.find((d) => d.test_id === 'c4')).toMatchObject({
       change: 'still_failing',
@@ -311,7 +312,7 @@ describe.each(backends)('run index on $name', (backend) => {
     expect(third).toMatchObject({ incremental: true, state: 'completed' });
     const run = await store.getRun('run-live');
     expect(run).toMatchObject({ total: 3, passed: 3, failed: 0, state: 'completed' });
-    expect(run.metrics.success_rate.value).toBe(1);
+    expect(run.metrics.success_rate?.value).toBe(1);
     expect((await store.listCases('run-live')).items.map((c) => c.test_id)).toEqual(['l1', 'l3', 'l2']);
     expect(await store.indexRun(live)).toMatchObject({ unchanged: true });
   });

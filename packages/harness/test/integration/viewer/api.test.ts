@@ -82,7 +82,7 @@ describe.each(backends)('viewer API on $name', (backend) => {
         items: { id: string; metrics: Record<string, { value: number }> }[];
       }>('api/runs');
       expect(body.items.map((r) => r.id)).toEqual(['live-run', 'cand-run', 'base-run']);
-      expect(body.items[2].metrics.success_rate.value).toBe(0.88);
+      expect(body.items[2]?.metrics.success_rate?.value).toBe(0.88);
     });
 
     it('pages and filters cases on the server', async () => {
@@ -91,7 +91,7 @@ describe.each(backends)('viewer API on $name', (backend) => {
       );
       expect(page.body.total).toBe(120);
       expect(page.body.items).toHaveLength(20);
-      expect(page.body.items[0].test_id).toBe('case-100');
+      expect(page.body.items[0]?.test_id).toBe('case-100');
       const failedOdd = await get<{ total: number; items: { test_id: string }[] }>(
         'api/runs/base-run/cases?status=failed,error&tag=odd',
       );
@@ -109,15 +109,23 @@ describe.each(backends)('viewer API on $name', (backend) => {
         'api/runs/base/cases/case-003/0',
       );
       expect(c.status).toBe(200);
-      expect(c.body.evaluations[1].explanation).toBe('contains says no');
-      expect((await get<{ error: string }>('api/runs/base-run/cases/nope/0')).status).toBe(404);
-      const unknown = await get<{ error: string }>('api/runs/zzz');
+      expect(c.body.evaluations[1]?.explanation).toBe('contains says no');
+      type ErrorBody = { error: string; code: string };
+      // Every error carries its stable code (docs/errors.md) beside the message, so clients match on the code.
+      const noCase = await get<ErrorBody>('api/runs/base-run/cases/nope/0');
+      expect(noCase.status).toBe(404);
+      expect(noCase.body.code).toBe('AEH_ERR_VIEWER_NOT_FOUND');
+      const unknown = await get<ErrorBody>('api/runs/zzz');
       expect(unknown.status).toBe(404);
       expect(unknown.body.error).toMatch(/no stored run matches 'zzz'/);
-      const bad = await get<{ error: string }>('api/runs/base-run/cases?status=good');
+      expect(unknown.body.code).toBe('AEH_ERR_RUN_LOOKUP');
+      const bad = await get<ErrorBody>('api/runs/base-run/cases?status=good');
       expect(bad.status).toBe(400);
       expect(bad.body.error).toMatch(/^query\.status/);
-      expect((await get<{ error: string }>('api/nothing')).status).toBe(404);
+      expect(bad.body.code).toBe('AEH_ERR_VIEWER_BAD_REQUEST');
+      const nothing = await get<ErrorBody>('api/nothing');
+      expect(nothing.status).toBe(404);
+      expect(nothing.body).toEqual({ error: 'no such endpoint: GET /api/nothing', code: 'AEH_ERR_VIEWER_NOT_FOUND' });
     });
 
     it('compares two runs with paired statistics and paged per-case deltas', async () => {
@@ -169,15 +177,21 @@ describe.each(backends)('viewer API on $name', (backend) => {
     });
 
     it('refuses requests addressed to another host name (DNS rebinding)', async () => {
-      const status = await new Promise<number>((resolve, reject) => {
+      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = request(new URL('api/runs', viewer.url), { headers: { host: 'attacker.example' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
+          let text = '';
+          res.on('data', (chunk: Buffer) => {
+            text += chunk.toString();
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
         });
         req.on('error', reject);
         req.end();
       });
       expect(status).toBe(403);
+      expect(JSON.parse(body)).toMatchObject({ code: 'AEH_ERR_VIEWER_HOST' });
+      // No run data leaks into the refusal.
+      expect(body).not.toContain('base-run');
     });
 
     it('streams a live event when a running run grows, and serves its new cases', async () => {

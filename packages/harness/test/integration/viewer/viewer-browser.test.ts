@@ -164,7 +164,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('harness view in headless Chromium', () => {
       server.stdout?.on('data', (d: Buffer) => {
         out += d.toString();
         const m = out.match(/harness view: (http:\/\/127\.0\.0\.1:\d+\/)/);
-        if (m) resolve(m[1]);
+        if (m?.[1]) resolve(m[1]);
       });
       server.stderr?.on('data', (d: Buffer) => errors.push(d.toString()));
       server.on('exit', (code) => reject(new Error(`harness view exited with ${code}: ${errors.join('')}`)));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Agent, RunContext } from '../../../src/adapters/base.js';
 import { RateLimiter, withRateLimit } from '../../../src/adapters/rate-limit.js';
 import { agentOutput } from '../../../src/core/agent.js';
+import { itemAt } from '../../../src/core/item-at.js';
 
 const ok = agentOutput({ output: 'ok' });
 const limited = agentOutput({
@@ -53,7 +54,7 @@ describe('RateLimiter', () => {
     await Promise.all(Array.from({ length: 4 }, () => wrapped.run('x', ctx())));
     expect(starts).toHaveLength(4);
     // Three gaps of 50 ms between four starts: the last cannot start before ~150 ms after the first.
-    expect(starts[3] - starts[0]).toBeGreaterThanOrEqual(140);
+    expect(itemAt(starts, 3) - itemAt(starts, 0)).toBeGreaterThanOrEqual(140);
   });
 
   it('halves concurrency and pauses after a 429, then recovers additively', async () => {

@@ -4,6 +4,7 @@ import { parseTolerance, toleranceFor } from '../../../src/comparison/gate.js';
 import { RegressionDetector } from '../../../src/comparison/regression.js';
 import { viewOf } from '../../../src/core/view.js';
 import { mcnemarExact } from '../../../src/stats/paired.js';
+import { defined } from '../../helpers/defined.js';
 import { cases, experiment } from './fixtures.js';
 
 const measure = (c: Awaited<ReturnType<typeof ExperimentComparator.compare>>, name: string) => {
@@ -201,7 +202,7 @@ describe('ExperimentComparator: flips, quarantine, repeats, latency', () => {
     expect(c.gate.passed).toBe(true);
     const gated = await ExperimentComparator.compare(base, cand, { gate: ['pass_rate', 'mean_latency'] });
     expect(gated.gate.passed).toBe(false);
-    expect(gated.gate.violations[0].metric_name).toBe('mean_latency');
+    expect(gated.gate.violations[0]?.metric_name).toBe('mean_latency');
     const tolerant = await ExperimentComparator.compare(base, cand, {
       gate: ['mean_latency'],
       tolerance: parseTolerance('mean_latency=50%'),
@@ -267,9 +268,9 @@ describe('metric deltas (the seed MetricDelta)', () => {
     );
     expect(Object.keys(d)).toEqual(['latency_p95', 'success_rate', 'zero']);
     expect(d.success_rate).toMatchObject({ is_regression: true, is_improvement: false });
-    expect(d.success_rate.pct_delta).toBeCloseTo(-25, 9);
+    expect(d.success_rate?.pct_delta).toBeCloseTo(-25, 9);
     expect(d.latency_p95).toMatchObject({ delta: -0.5, is_improvement: true, is_regression: false, pct_delta: -25 });
-    expect(d.zero.pct_delta).toBeNull();
+    expect(defined(d.zero, 'the zero delta').pct_delta).toBeNull();
     expect(pct(1, 0)).toBeNull();
   });
 
@@ -295,7 +296,7 @@ describe('metric deltas (the seed MetricDelta)', () => {
       { metrics: m },
     );
     const c = await ExperimentComparator.compare(base, cand);
-    expect(c.deltas.success_rate.details).toMatchObject({ measure: 'pass_rate', p_value: 1 });
+    expect(c.deltas.success_rate?.details).toMatchObject({ measure: 'pass_rate', p_value: 1 });
   });
 });
 
@@ -326,7 +327,7 @@ describe('RegressionDetector.checkThresholds', () => {
       },
     ]);
     const over = RegressionDetector.checkThresholds(viewOf(run), { latency_p95: { maximum: 2, max: 9 } });
-    expect(over.violations[0].message).toBe('latency_p95 was 2.5000, exceeding maximum allowed 2.0000');
+    expect(over.violations[0]?.message).toBe('latency_p95 was 2.5000, exceeding maximum allowed 2.0000');
   });
 
   it('names the bad rule when a bound is not a number', () => {

@@ -58,7 +58,7 @@ describe('injection_screen', () => {
     const flagged = await run('injection_screen', { judge: { provider: 'screen_judge' } }, text);
     expect(flagged).toMatchObject({ passed: false, score: 0 });
     expect(flagged.explanation).toContain('judge screen_judge found an instruction aimed at the grader');
-    expect(mock.calls[0].request.messages.find((m) => m.trust === 'untrusted')?.content).toContain(text);
+    expect(mock.calls[0]?.request.messages.find((m) => m.trust === 'untrusted')?.content).toContain(text);
     reply = { reasoning: 'x', addresses_grader: 'maybe', quote: '' };
     const broken = await run('injection_screen', { judge: { provider: 'screen_judge' } }, text);
     expect(broken).toMatchObject({ error: true, passed: false });

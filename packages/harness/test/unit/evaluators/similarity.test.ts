@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { itemAt } from '../../../src/core/item-at.js';
 import { sentenceBleu } from '../../../src/evaluators/bleu.js';
 import { tokenF1 } from '../../../src/evaluators/f1.js';
 import { lcsLength, rougeL } from '../../../src/evaluators/rouge-l.js';
@@ -65,11 +66,10 @@ describe('editDistance (bit-parallel) against the plain dynamic programme', () =
     const r = seededRandom(7);
     const alphabets = ['ab', 'abcdef', 'abcdefghijklmnopqrstuvwxyz éü😀'];
     for (let t = 0; t < 3000; t++) {
-      const alpha = alphabets[t % 3];
+      const alpha = itemAt(alphabets, t % 3);
       const mk = () =>
-        Array.from(
-          { length: Math.floor(r() * (t % 4 === 0 ? 140 : 40)) },
-          () => alpha[Math.floor(r() * alpha.length)],
+        Array.from({ length: Math.floor(r() * (t % 4 === 0 ? 140 : 40)) }, () =>
+          itemAt(alpha, Math.floor(r() * alpha.length)),
         ).join('');
       const a = mk();
       const b = mk();

@@ -38,7 +38,7 @@ describe('success_rate', () => {
     ];
     const m = calc('success_rate', results, { by: 'tag' });
     const byTag = m.details.by_tag as Record<string, { value: number; sample_size: number }>;
-    expect(byTag.billing.value).toBe(0.5);
+    expect(byTag.billing?.value).toBe(0.5);
     expect(byTag.hard).toMatchObject({ value: 0, sample_size: 1 });
   });
   it('rejects unknown options', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { itemAt } from '../../../src/core/item-at.js';
 import { cohenKappa, krippendorffAlpha } from '../../../src/stats/agreement.js';
 import { calc, res } from './helpers.js';
 
@@ -29,7 +30,7 @@ describe('judge_agreement', () => {
   const b = [true, false, false, false, true, true];
   const c = [true, true, false, true, true, false];
   it("uses Cohen's kappa for two judges", () => {
-    const results = a.map((_, i) => panelResult(`c${i}`, [a[i], b[i]]));
+    const results = a.map((x, i) => panelResult(`c${i}`, [x, itemAt(b, i)]));
     const m = calc('judge_agreement', results);
     expect(m.value).toBeCloseTo(cohenKappa(a, b), 12);
     expect(m.formatted_value).toMatch(/κ/);
@@ -37,13 +38,13 @@ describe('judge_agreement', () => {
     expect(m.sample_size).toBe(6);
   });
   it("uses Krippendorff's alpha for three or more, with interval alpha on scores", () => {
-    const results = a.map((_, i) => panelResult(`c${i}`, [a[i], b[i], c[i]]));
+    const results = a.map((x, i) => panelResult(`c${i}`, [x, itemAt(b, i), itemAt(c, i)]));
     const m = calc('judge_agreement', results);
     expect(m.value).toBeCloseTo(krippendorffAlpha([a, b, c], 'nominal'), 12);
     expect(m.details.alpha_interval).not.toBeNull();
   });
   it('gives kappa a case-bootstrap 95% interval that a second, hand-written bootstrap reproduces', () => {
-    const results = a.map((_, i) => panelResult(`c${i}`, [a[i], b[i]]));
+    const results = a.map((x, i) => panelResult(`c${i}`, [x, itemAt(b, i)]));
     const m = calc('judge_agreement', results);
     // Reference: mulberry32 draws of case indices, kappa per resample, type-7 percentiles, same seed.
     let state = 20260930 >>> 0;
@@ -58,8 +59,8 @@ describe('judge_agreement', () => {
     for (let it = 0; it < 2000; it++) {
       const idx = a.map(() => Math.floor(rand() * a.length));
       const k = cohenKappa(
-        idx.map((i) => a[i]),
-        idx.map((i) => b[i]),
+        idx.map((i) => itemAt(a, i)),
+        idx.map((i) => itemAt(b, i)),
       );
       if (Number.isFinite(k)) ks.push(k);
     }
@@ -67,14 +68,14 @@ describe('judge_agreement', () => {
     const q = (p: number) => {
       const h = (ks.length - 1) * p;
       const lo = Math.floor(h);
-      return ks[lo] + (h - lo) * (ks[Math.min(ks.length - 1, lo + 1)] - ks[lo]);
+      return itemAt(ks, lo) + (h - lo) * (itemAt(ks, Math.min(ks.length - 1, lo + 1)) - itemAt(ks, lo));
     };
     expect(m.interval?.lower).toBeCloseTo(q(0.025), 12);
     expect(m.interval?.upper).toBeCloseTo(q(0.975), 12);
     expect(m.interval?.lower as number).toBeLessThanOrEqual(m.value);
     expect(m.interval?.upper as number).toBeGreaterThanOrEqual(m.value);
     // a panel that always agrees: kappa 1 in every resample
-    const same = a.map((_, i) => panelResult(`s${i}`, [a[i], a[i]]));
+    const same = a.map((x, i) => panelResult(`s${i}`, [x, x]));
     expect(calc('judge_agreement', same).interval).toMatchObject({ lower: 1, upper: 1 });
   });
   it('says n/a without a panel', () => {
@@ -91,7 +92,7 @@ describe('judge bookkeeping survives the runner slimming results for metrics', (
     const { slimResult } = await import('../../../src/runner/slim.js');
     const a = [true, true, false, false, true, false];
     const b = [true, false, false, false, true, true];
-    const full = a.map((_, i) => panelResult(`c${i}`, [a[i], b[i]]));
+    const full = a.map((x, i) => panelResult(`c${i}`, [x, itemAt(b, i)]));
     const slim = full.map(slimResult);
     expect(calc('cost', slim).details.judge_cost).toBeCloseTo(calc('cost', full).details.judge_cost as number);
     expect(calc('judge_agreement', slim).value).toBeCloseTo(calc('judge_agreement', full).value);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { csvReporter } from '../../../src/reporters/csv.js';
+import { defined } from '../../helpers/defined.js';
 import { experiment } from '../comparison/fixtures.js';
 
 /** A small RFC 4180 reader, written independently of csv-stringify, to check what spreadsheets would see. */
@@ -57,17 +58,17 @@ describe('csv reporter', () => {
     const text = await csvReporter.create({} as never).report(run);
     const rows = parseCsv(text);
     expect(rows).toHaveLength(5);
-    const header = rows[0];
+    const header = defined(rows[0], 'the header row');
     expect(header.slice(0, 4)).toEqual(['test_id', 'test_name', 'repeat', 'status']);
     expect(header).toContain('score:exact_match');
     expect(header).toContain('passed:regex_match');
     const col = (name: string) => header.indexOf(name);
     expect(rows.every((r) => r.length === header.length)).toBe(true);
-    const tricky = rows[2];
+    const tricky = defined(rows[2], 'row 2');
     expect(tricky[col('test_name')]).toBe('name, with comma');
     expect(tricky[col('output')]).toBe('a, "quoted" value\nsecond line');
     expect(text).toContain('"a, ""quoted"" value\nsecond line"');
-    const multi = rows[4];
+    const multi = defined(rows[4], 'row 4');
     expect(multi[col('score:contains')]).toBe('1');
     expect(multi[col('passed:regex_match')]).toBe('false');
     expect(multi[col('score:exact_match')]).toBe('');
@@ -76,10 +77,10 @@ describe('csv reporter', () => {
 
   it('neutralises spreadsheet formulas in agent output by default, and can keep them verbatim', async () => {
     const safe = parseCsv(await csvReporter.create({} as never).report(run));
-    const out = safe[0].indexOf('output');
-    expect(safe[3][out]).toBe(`'=HYPERLINK("http://evil.example","click")`);
+    const out = defined(safe[0], 'the header row').indexOf('output');
+    expect(safe[3]?.[out]).toBe(`'=HYPERLINK("http://evil.example","click")`);
     const raw = parseCsv(await csvReporter.create({ escape_formulas: false } as never).report(run));
-    expect(raw[3][out]).toBe('=HYPERLINK("http://evil.example","click")');
+    expect(raw[3]?.[out]).toBe('=HYPERLINK("http://evil.example","click")');
   });
 
   it('writes the file, creating parent folders, and returns the same text', async () => {

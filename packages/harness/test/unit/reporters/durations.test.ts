@@ -10,6 +10,7 @@ import {
 import { consoleReporter } from '../../../src/reporters/console.js';
 import { htmlReporter } from '../../../src/reporters/html.js';
 import { secs } from '../../../web/src/format.js';
+import { defined } from '../../helpers/defined.js';
 import { experiment } from '../comparison/fixtures.js';
 
 /** Defect 8: one definition of each duration, the same label and the same text in console, HTML and viewer. */
@@ -50,8 +51,9 @@ describe('durations', () => {
 
   it('console and HTML show the same call time for the same case, and the agent-reported latency apart', async () => {
     const run = experiment('t', [{ id: 'slowly-reported', passed: false }]);
-    run.results[0].duration = 0.066; // measured by the harness
-    run.results[0].output.latency = 0.34; // reported by the agent
+    const [result] = run.results;
+    defined(result, 'the one result').duration = 0.066; // measured by the harness
+    defined(result, 'the one result').output.latency = 0.34; // reported by the agent
     const text = await consoleReporter.create({ color: false } as never).report(run);
     expect(text).toContain(TIME_LABELS.callTime);
     expect(text).toMatch(/slowly-reported.*66 ms/);

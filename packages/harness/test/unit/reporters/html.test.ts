@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { REPORT_SCRIPT } from '../../../src/reporters/html/assets.js';
 import { jsonForScript } from '../../../src/reporters/html/embed.js';
 import { htmlReporter } from '../../../src/reporters/html.js';
+import { defined } from '../../helpers/defined.js';
 import { cases, experiment } from '../comparison/fixtures.js';
 
 const ATTACK = '</script><script>alert("pwned")</script><img src=x onerror=alert(1)>';
@@ -35,9 +36,9 @@ function hostileRun() {
       },
     },
   );
-  const r1 = run.results[1];
+  const r1 = defined(run.results[1], 'result 1');
   r1.tags = ['billing', `tag ${ATTACK}`];
-  r1.evaluations[0].explanation = `explained ${ATTACK}`;
+  defined(r1.evaluations[0], 'the first evaluation of result 1').explanation = `explained ${ATTACK}`;
   r1.output.tool_calls = [
     {
       tool_name: 'lookup',
@@ -80,11 +81,11 @@ describe('html reporter', () => {
       tool_calls: Array<{ tool_name: string; args: string; result: string }>;
     }>;
     expect(data).toHaveLength(6);
-    expect(data[1].output).toBe(`answer ${ATTACK} \u2028 done`);
-    expect(data[1].input).toBe(`question <!-- ${ATTACK}`);
-    expect(data[1].evaluations[0].explanation).toBe(`explained ${ATTACK}`);
-    expect(data[1].tool_calls[0].tool_name).toBe('lookup');
-    expect(JSON.parse(data[1].tool_calls[0].args)).toEqual({ q: ATTACK });
+    expect(data[1]?.output).toBe(`answer ${ATTACK} \u2028 done`);
+    expect(data[1]?.input).toBe(`question <!-- ${ATTACK}`);
+    expect(data[1]?.evaluations[0]?.explanation).toBe(`explained ${ATTACK}`);
+    expect(data[1]?.tool_calls[0]?.tool_name).toBe('lookup');
+    expect(JSON.parse(defined(data[1]?.tool_calls[0], 'the first tool call of row 1').args)).toEqual({ q: ATTACK });
     expect(jsonForScript('</script>&\u2028\u2029')).toBe('"\\u003c/script\\u003e\\u0026\\u2028\\u2029"');
   });
 
@@ -111,8 +112,8 @@ describe('html reporter', () => {
     expect(html).toContain('id="grid-viewport"');
     const data = dataBlock(html) as Array<{ status: string; failed: string[]; reason: string }>;
     expect(data.map((d) => d.status)).toEqual(['passed', 'failed', 'passed', 'failed', 'passed', 'failed']);
-    expect(data[1].failed).toEqual(['exact_match']);
-    expect(data[1].reason).toContain('exact_match: explained');
+    expect(data[1]?.failed).toEqual(['exact_match']);
+    expect(data[1]?.reason).toContain('exact_match: explained');
   });
 
   it('lists the cases that did not pass in a no-script fallback table, escaped by React', async () => {

@@ -26,7 +26,7 @@ describe('jsonl reporter', () => {
     expect(lines).toHaveLength(5);
     const parsed = lines.map((l) => TestCaseResult.parse(JSON.parse(l)));
     expect(parsed.map((r) => r.test_id)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
-    expect(parsed[1].output.output).toBe('line one\nline two \u2028 end');
+    expect(parsed[1]?.output.output).toBe('line one\nline two \u2028 end');
   });
 
   it('can write a journal that harness loads back as the same run', async () => {
@@ -37,7 +37,7 @@ describe('jsonl reporter', () => {
     const view = await loadRun(dest);
     expect(view.header.id).toBe('jl');
     expect(view.header.state).toBe('completed');
-    expect(view.header.metrics.success_rate.value).toBe(0.8);
+    expect(view.header.metrics.success_rate?.value).toBe(0.8);
     const ids: string[] = [];
     for await (const r of view.results()) ids.push(`${r.test_id}:${r.status}`);
     expect(ids).toEqual(['c0:passed', 'c1:passed', 'c2:failed', 'c3:passed', 'c4:passed']);

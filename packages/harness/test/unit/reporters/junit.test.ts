@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { junitReporter, OUTPUT_MARK } from '../../../src/reporters/junit.js';
+import { defined } from '../../helpers/defined.js';
 import { JUNIT_XSDS, validateXsd, XMLLINT_AVAILABLE, XMLLINT_SKIP } from '../../helpers/xmllint.js';
 import { experiment } from '../comparison/fixtures.js';
 
@@ -69,14 +70,14 @@ const run = experiment('junit-run', [
   { id: 'boom', status: 'error' },
   { id: 'later', status: 'skipped' },
 ]);
-run.results[4].output.error = 'connection refused\nat socket';
+defined(run.results[4], 'result 4').output.error = 'connection refused\nat socket';
 
 describe('junit reporter', () => {
   it('parses as XML with one testcase per case x repeat and the right counts', async () => {
     const xml = await junitReporter.create({} as never).report(run);
     const doc = parse(xml);
     expect(doc.testsuites).toMatchObject({ '@_tests': '6', '@_failures': '1', '@_errors': '1' });
-    const suite = doc.testsuites.testsuite[0];
+    const suite = defined(doc.testsuites.testsuite[0], 'the testsuite');
     expect(suite['@_skipped']).toBe('1');
     expect(suite['system-out']).toBe('run junit-run: 3/6 passed');
     expect(suite.testcase).toHaveLength(6);
@@ -97,7 +98,7 @@ describe('junit reporter', () => {
 
   it('carries evaluator scores in the case output and every failing explanation in the failure', async () => {
     const doc = parse(await junitReporter.create({} as never).report(run));
-    const flip = doc.testsuites.testsuite[0].testcase[2];
+    const flip = defined(defined(doc.testsuites.testsuite[0], 'the testsuite').testcase[2], 'testcase 2');
     expect(flip['@_classname']).toBe('demo-suite.flip');
     expect(flip.properties).toBeUndefined();
     expect(facts(flip)).toEqual([
@@ -115,9 +116,9 @@ describe('junit reporter', () => {
     expect(flip.failure?.['#text']).not.toContain('[length]');
     // Characters XML 1.0 cannot hold are replaced, markup characters escaped.
     expect(output(flip)).toBe('bad <answer> & "stuff" \ufffd\ufffd with control chars \ufffd');
-    const ok = doc.testsuites.testsuite[0].testcase[0];
+    const ok = defined(defined(doc.testsuites.testsuite[0], 'the testsuite').testcase[0], 'testcase 0');
     expect(facts(ok)).not.toContain('flaky: true');
-    const boom = doc.testsuites.testsuite[0].testcase[4];
+    const boom = defined(defined(doc.testsuites.testsuite[0], 'the testsuite').testcase[4], 'testcase 4');
     expect(boom.error?.['@_message']).toBe('connection refused');
     expect(boom.error?.['#text']).toBe('connection refused\nat socket');
   });
@@ -127,7 +128,7 @@ describe('junit reporter', () => {
     const dest = join(mkdtempSync(join(tmpdir(), 'aeh-junit-')), 'a', 'junit.xml');
     const xml = await junitReporter.create({ include_output: false } as never).report(single, dest);
     expect(readFileSync(dest, 'utf8')).toBe(xml);
-    const c = parse(xml).testsuites.testsuite[0].testcase[0];
+    const c = defined(defined(parse(xml).testsuites.testsuite[0], 'the testsuite').testcase[0], 'testcase 0');
     expect(c['@_name']).toBe('case a');
     expect(output(c)).toBeUndefined();
     expect(facts(c)).toContain('score: 1');

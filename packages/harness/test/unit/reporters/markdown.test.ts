@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { markdownReporter } from '../../../src/reporters/markdown.js';
+import { defined } from '../../helpers/defined.js';
 import { cases, experiment } from '../comparison/fixtures.js';
 
 const report = (run: Parameters<ReturnType<typeof markdownReporter.create>['report']>[0], options = {}) =>
@@ -32,7 +33,7 @@ describe('markdown reporter', () => {
       },
     },
   );
-  run.results[2].output.error = 'timeout after 30s';
+  defined(run.results[2], 'result 2').output.error = 'timeout after 30s';
 
   it('summarises the run with metric intervals and lists failures before all results', async () => {
     const md = await report(run);

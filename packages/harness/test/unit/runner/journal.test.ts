@@ -69,7 +69,7 @@ describe('journal', () => {
     expect(view.header.state).toBe('cancelled'); // no end line: partial
     const got: TestCaseResult[] = [];
     for await (const r of view.results()) got.push(r);
-    expect(got[0].output.output).toBe('second try');
+    expect(got[0]?.output.output).toBe('second try');
 
     // Appending after a truncated line starts on a fresh line, so the next entry stays readable.
     const again = JournalWriter.append(path);

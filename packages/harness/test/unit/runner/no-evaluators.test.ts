@@ -9,6 +9,7 @@ import type { TestCase } from '../../../src/core/testcase.js';
 import { reasonOf } from '../../../src/reporters/support/text.js';
 import { AgentRunner, NO_EVALUATOR_NOTE } from '../../../src/runner/agent-runner.js';
 import { loadSuite } from '../../../src/suites/loader.js';
+import { defined } from '../../helpers/defined.js';
 
 beforeAll(loadBuiltins);
 
@@ -40,13 +41,13 @@ describe('a suite without evaluators', () => {
     const results = await Promise.all(cases.map((c) => runner.evaluateCase(c)));
     const byId: Record<string, TestCaseResult> = {};
     for (const r of results) if (r) byId[r.test_id] = r;
-    expect(byId.nothing.status).toBe('failed');
-    expect(byId.nothing.evaluations).toEqual([]);
-    expect(reasonOf(byId.nothing)).toBe(NO_EVALUATOR_NOTE);
-    expect(byId.differs.status).toBe('failed');
-    expect(byId.differs.evaluations.map((e) => e.evaluator)).toEqual(['exact_match']);
-    expect(reasonOf(byId.differs)).toMatch(/^exact_match: /);
-    expect(byId.same.status).toBe('passed');
+    expect(byId.nothing?.status).toBe('failed');
+    expect(byId.nothing?.evaluations).toEqual([]);
+    expect(reasonOf(defined(byId.nothing, 'case nothing'))).toBe(NO_EVALUATOR_NOTE);
+    expect(byId.differs?.status).toBe('failed');
+    expect(byId.differs?.evaluations.map((e) => e.evaluator)).toEqual(['exact_match']);
+    expect(reasonOf(defined(byId.differs, 'case differs'))).toMatch(/^exact_match: /);
+    expect(byId.same?.status).toBe('passed');
   });
 
   it("the suite's own evaluators still win over the fallback", async () => {
@@ -69,7 +70,7 @@ describe('a suite without evaluators', () => {
         vars: {},
       },
     ]);
-    expect(out.results[0].evaluations.map((e) => e.evaluator)).toEqual(['contains']);
-    expect(out.results[0].status).toBe('passed');
+    expect(out.results[0]?.evaluations.map((e) => e.evaluator)).toEqual(['contains']);
+    expect(out.results[0]?.status).toBe('passed');
   });
 });

@@ -47,10 +47,10 @@ describe('AgentRunner', () => {
     const runner = new AgentRunner(scriptedAgent(), { evaluators: [{ name: 't_equals', options: {}, weight: 1 }] });
     const out = await runner.run([tc('ok1', 'hello'), tc('bad', 'throw now'), tc('ok2', 'world')]);
     const byId = Object.fromEntries(out.results.map((r) => [r.test_id, r]));
-    expect(byId.bad.status).toBe('error');
-    expect(byId.bad.output.error).toContain('agent exploded');
-    expect(byId.ok1.status).toBe('passed');
-    expect(byId.ok2.status).toBe('passed');
+    expect(byId.bad?.status).toBe('error');
+    expect(byId.bad?.output.error).toContain('agent exploded');
+    expect(byId.ok1?.status).toBe('passed');
+    expect(byId.ok2?.status).toBe('passed');
   });
 
   it('records a throwing evaluator as an error on that case only', async () => {
@@ -67,7 +67,7 @@ describe('AgentRunner', () => {
     expect(y?.status).toBe('error');
     const full = runnerResults.y as { evaluations: { evaluator: string; error: boolean; explanation: string }[] };
     expect(full.evaluations[1]).toMatchObject({ evaluator: 't_throws', error: true });
-    expect(full.evaluations[1].explanation).toContain('evaluator exploded');
+    expect(full.evaluations[1]?.explanation).toContain('evaluator exploded');
     expect(out.results.filter((r) => r.status === 'passed').map((r) => r.test_id)).toEqual(['x', 'z']);
   });
 
@@ -88,8 +88,8 @@ describe('AgentRunner', () => {
     const out = await runner.run([tc('slow', 'slow input')], { onResult: (r) => full.push(r) });
     // Give the late reply time to arrive: it must not change anything.
     await new Promise((r) => setTimeout(r, 450));
-    expect(out.results[0].status).toBe('error');
-    expect(out.results[0].output.error).toMatch(/timed out after 0.05s/);
+    expect(out.results[0]?.status).toBe('error');
+    expect(out.results[0]?.output.error).toMatch(/timed out after 0.05s/);
     expect(sawAbort).toBe(true);
     expect(full).toHaveLength(1);
     expect(JSON.stringify(full)).not.toContain('late reply');
@@ -102,8 +102,8 @@ describe('AgentRunner', () => {
       retry: { ...fastRetry, maxAttempts: 3 },
     });
     const out = await runner.run([tc('f', 'flaky thing')]);
-    expect(out.results[0].status).toBe('passed');
-    expect(out.results[0].attempts).toBe(3);
+    expect(out.results[0]?.status).toBe('passed');
+    expect(out.results[0]?.attempts).toBe(3);
     expect(calls.map((c) => c.attempt)).toEqual([1, 2, 3]);
   });
 
@@ -124,7 +124,7 @@ describe('AgentRunner', () => {
   it('turns a throwing metric into an errored metric result', async () => {
     const runner = new AgentRunner(scriptedAgent(), { metrics: ['t_pass_rate', 't_broken'] });
     const metrics = runner.computeMetrics([]);
-    expect(metrics.t_pass_rate.value).toBe(0);
+    expect(metrics.t_pass_rate?.value).toBe(0);
     expect(metrics.t_broken).toMatchObject({ formatted_value: 'ERR', error: 'metric exploded' });
   });
 
@@ -151,11 +151,11 @@ describe('checkThresholds', () => {
     const lb = checkThresholds(metrics, { acc: { minimum: 0.8, on: 'lower_bound' } });
     expect(lb.passed).toBe(false);
     expect(lb.violations[0]).toMatchObject({ condition: 'minimum', actual_value: 0.7, on: 'lower_bound' });
-    expect(checkThresholds(metrics, { lat: { maximum: 1.5 } }).violations[0].message).toContain('above the maximum');
-    expect(checkThresholds(metrics, { lat: { minimum: 0, on: 'upper_bound' } }).violations[0].condition).toBe(
+    expect(checkThresholds(metrics, { lat: { maximum: 1.5 } }).violations[0]?.message).toContain('above the maximum');
+    expect(checkThresholds(metrics, { lat: { minimum: 0, on: 'upper_bound' } }).violations[0]?.condition).toBe(
       'missing',
     );
-    expect(checkThresholds(metrics, { nope: { minimum: 1 } }).violations[0].condition).toBe('missing');
+    expect(checkThresholds(metrics, { nope: { minimum: 1 } }).violations[0]?.condition).toBe('missing');
   });
 });
 
@@ -184,7 +184,7 @@ describe('runExperiment', () => {
       outDir: join(dir, 'run'),
     });
     expect(res.state).toBe('completed');
-    expect(res.metrics.t_pass_rate.value).toBeCloseTo(2 / 3);
+    expect(res.metrics.t_pass_rate?.value).toBeCloseTo(2 / 3);
     expect(res.thresholds?.passed).toBe(false);
     expect(res.exitCode).toBe(1);
     const exp = JSON.parse(readFileSync(res.experimentPath, 'utf8'));
@@ -247,6 +247,6 @@ describe('runExperiment', () => {
     expect(calls.map((c) => c.input)).toEqual(['one', 'three', 'two']);
     const exp = JSON.parse(readFileSync(second.experimentPath, 'utf8'));
     expect(exp.results.map((r: { test_id: string }) => r.test_id)).toEqual(['a', 'b', 'c']);
-    expect(second.metrics.t_pass_rate.value).toBe(1);
+    expect(second.metrics.t_pass_rate?.value).toBe(1);
   });
 });

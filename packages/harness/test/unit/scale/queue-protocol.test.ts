@@ -65,6 +65,6 @@ describe('lenientEnv (queue coordinators and merges load suites without the agen
     expect(suite.agent.options).toEqual({ default_output: 'hi' });
     const cases = [];
     for await (const c of suite.cases()) cases.push(c);
-    expect(cases[0].input).toBe('${API_TOKEN}');
+    expect(cases[0]?.input).toBe('${API_TOKEN}');
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { itemAt } from '../../../src/core/item-at.js';
 import { erfc, holmAdjust, mcnemarExact, pairedBootstrap, signFlipTest } from '../../../src/stats/paired.js';
 import { quantileSorted } from '../../../src/stats/percentiles.js';
 
@@ -24,9 +25,13 @@ function allResampleMeans(d: number[]): number[] {
   const means: number[] = [];
   const idx = new Array<number>(n).fill(0);
   for (;;) {
-    means.push(idx.reduce((s, i) => s + d[i], 0) / n);
+    means.push(idx.reduce((s, i) => s + itemAt(d, i), 0) / n);
     let pos = 0;
-    while (pos < n && ++idx[pos] === n) idx[pos++] = 0;
+    while (pos < n) {
+      idx[pos] = itemAt(idx, pos) + 1;
+      if (idx[pos] !== n) break;
+      idx[pos++] = 0;
+    }
     if (pos === n) break;
   }
   return means.sort((a, b) => a - b);
@@ -49,7 +54,7 @@ describe('mcnemarExact', () => {
       [30, 45],
       [950, 1050],
       [4000, 4300],
-    ]) {
+    ] as const) {
       const ref = mcnemarReference(b, c);
       const got = mcnemarExact(b, c).p_value;
       expect(Math.abs(got - ref) / Math.max(ref, 1e-300)).toBeLessThan(1e-9);
@@ -136,8 +141,8 @@ describe('signFlipTest', () => {
         if (Math.abs(s) >= observed - 1e-9) extreme++;
         return;
       }
-      walk(i + 1, s + d[i]);
-      walk(i + 1, s - d[i]);
+      walk(i + 1, s + itemAt(d, i));
+      walk(i + 1, s - itemAt(d, i));
     };
     walk(0, 0);
     return extreme / total;

@@ -130,7 +130,7 @@ describe('strict text (UTF-8, JSON, __proto__)', () => {
       ['cases.jsonl', '2:23'],
       ['cases.csv', '3:6'],
       ['cases.yaml', '2:20'],
-    ]) {
+    ] as const) {
       const s = dir({
         'suite.yaml': `${HEAD}tests: file://${file}\n`,
         [file]: (await import('node:fs')).readFileSync(join(d, file)),

@@ -9,6 +9,7 @@ import type { TestCase } from '../../../src/core/testcase.js';
 import { loadSuite, SuiteValidationError, validateSuite } from '../../../src/suites/loader.js';
 import { formatIssue } from '../../../src/suites/positions.js';
 import '../../helpers/plugins.js';
+import { defined } from '../../helpers/defined.js';
 
 defineAdapter({
   name: 't_agent',
@@ -89,12 +90,12 @@ tests:
       metadata: { team: 'a' },
       evaluators: [{ name: 't_equals' }],
     });
-    expect(cases[0].id).toMatch(/^case-[0-9a-f]{12}$/);
-    expect(cases[1].id).toBe('fixed');
-    expect(cases[1].evaluators[0].options).toEqual({ trim: true });
+    expect(cases[0]?.id).toMatch(/^case-[0-9a-f]{12}$/);
+    expect(cases[1]?.id).toBe('fixed');
+    expect(cases[1]?.evaluators[0]?.options).toEqual({ trim: true });
     // Inserting a case before it does not change a case's id (identity is content, not position).
     const moved = await all(await loadSuite(join(d, 'moved.yaml')));
-    expect(moved[1].id).toBe(cases[0].id);
+    expect(moved[1]?.id).toBe(defined(cases[0], 'case 0').id);
   });
 
   it('streams cases from JSONL and CSV files and locates their errors', async () => {
@@ -119,7 +120,7 @@ tests:
       tags: ['a', 'b'],
       vars: { city: 'Paris' },
     });
-    expect(cases[3].input).toBe('multi\nline');
+    expect(cases[3]?.input).toBe('multi\nline');
     expect(suite.totalCases).toBe(4);
     expect(suite.contentHash).toMatch(/^[0-9a-f]{64}$/);
 
@@ -178,6 +179,6 @@ tests: [{ input: a }]
 `,
     });
     const suite = await loadSuite(join(d, 'suite.yaml'));
-    expect(suite.evaluators[0].name).toBe('t_local_plugin');
+    expect(suite.evaluators[0]?.name).toBe('t_local_plugin');
   });
 });

@@ -7,13 +7,17 @@ import { TestCase } from '../../../src/core/testcase.js';
 import { createEvaluator, PluginOptionsError } from '../../../src/evaluators/base.js';
 import { convertPromptfoo, renderTemplate, suiteYaml, transformToPath } from '../../../src/suites/promptfoo.js';
 import '../../../src/evaluators/index.js';
+import { defined } from '../../helpers/defined.js';
 
 const ctx = { baseDir: process.cwd(), env: {} };
 
 function convert(files: Record<string, string>) {
   const d = mkdtempSync(join(tmpdir(), 'aeh-pfu-'));
   for (const [n, t] of Object.entries(files)) writeFileSync(join(d, n), t);
-  return convertPromptfoo(join(d, 'promptfooconfig.yaml'), files['promptfooconfig.yaml']);
+  return convertPromptfoo(
+    join(d, 'promptfooconfig.yaml'),
+    defined(files['promptfooconfig.yaml'], 'promptfooconfig.yaml'),
+  );
 }
 
 describe('promptfoo conversion', () => {
@@ -35,13 +39,13 @@ describe('promptfoo conversion', () => {
       ['test-1', 'greeting', 'Translate to French: Hello'],
       ['test-2', 'test 2', 'Translate to French: Bye'],
     ]);
-    expect(tests[0].vars).toEqual({ language: 'French', input: 'Hello' });
-    expect(tests[0].evaluators).toEqual([
+    expect(tests[0]?.vars).toEqual({ language: 'French', input: 'Hello' });
+    expect(tests[0]?.evaluators).toEqual([
       { name: 'javascript_inline', options: { code: 'output.length > 0' } },
       { name: 'contains', options: { substring: 'Bonjour', case_sensitive: true } },
       { name: 'contains', options: { substring: 'hello', case_sensitive: false }, not: true },
     ]);
-    expect(tests[1].evaluators[1]).toEqual({
+    expect(tests[1]?.evaluators[1]).toEqual({
       name: 'exact_match',
       options: { value: 'Au revoir', strip_whitespace: false },
     });
@@ -96,7 +100,7 @@ describe('promptfoo conversion', () => {
     expect(c.notes).toContain('outputPath: promptfoo output setting, not used by the harness');
     // The assertion with only a label (metric) converts; the one with a transform does not.
     const [t] = c.suite.tests as { evaluators: { options: { substring: string } }[] }[];
-    expect(t.evaluators.map((e) => e.options.substring)).toEqual(['x']);
+    expect(defined(t, 'the converted test').evaluators.map((e) => e.options.substring)).toEqual(['x']);
   });
 
   it('the written suite repeats shared evaluators instead of using YAML aliases', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError, AuthOptions, createAuthenticator, type TokenFetch } from '../../../../src/adapters/http/auth.js';
 import { SecretScrubber } from '../../../../src/secrets/scrubber.js';
+import { defined } from '../../../helpers/defined.js';
 
 const signal = new AbortController().signal;
 
@@ -26,7 +27,9 @@ describe('createAuthenticator', () => {
 
     const basic = await apply({ type: 'basic', username: 'ann', password: 'pw-123' });
     expect(basic.headers.authorization).toBe(`Basic ${Buffer.from('ann:pw-123').toString('base64')}`);
-    expect(basic.scrubber.text(basic.headers.authorization)).toBe('Basic [REDACTED]');
+    expect(basic.scrubber.text(defined(basic.headers.authorization, 'the authorization header'))).toBe(
+      'Basic [REDACTED]',
+    );
 
     const key = await apply({ type: 'api_key', in: 'query', name: 'key', value: 'k-999' });
     expect(key.query.get('key')).toBe('k-999');
