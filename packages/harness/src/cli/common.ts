@@ -3,7 +3,7 @@
  * and `harness --version` must stay fast.
  */
 
-import { errorCode, errorMessage } from '../core/errors.js';
+import { errorCode, errorMessage, UNCLASSIFIED_ERROR_CODE } from '../core/errors.js';
 import { CliError, EXIT as COMMON_EXIT } from './program.js';
 
 export { CliError };
@@ -44,9 +44,6 @@ export function positiveSeconds(name: string) {
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
-
-/** Printed (in JSON output) for an error without a code of its own: a file system error, a bug. */
-export const UNCLASSIFIED_ERROR_CODE = 'AEH_ERR_RUNTIME';
 
 /**
  * Print an error the way every command does and return its exit code. A harness error's stable code leads the

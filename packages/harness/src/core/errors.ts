@@ -1,6 +1,9 @@
 /** Prefix of every harness error code; the codes and what to do about each are listed in docs/errors.md. */
 export const ERROR_CODE_PREFIX = 'AEH_ERR_';
 
+/** The code reported for an error without one of its own (a file system error, a bug) where output needs a code. */
+export const UNCLASSIFIED_ERROR_CODE = 'AEH_ERR_RUNTIME';
+
 /**
  * The stable code of a harness error (`AEH_ERR_*`), or undefined for anything else: a Node system error's
  * `code` (ENOENT...) is not one of ours.

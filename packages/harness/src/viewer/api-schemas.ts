@@ -199,9 +199,16 @@ export const HealthSchema = z
   .object({ ok: z.literal(true), store: z.string() })
   .register(viewerSchemas, { id: 'Health' });
 
-/** Every error the viewer answers: a message, and for an ambiguous or unknown run id the closest run ids. */
+/**
+ * Every error the viewer answers: a message, its stable `AEH_ERR_*` code (docs/errors.md), and for an ambiguous or
+ * unknown run id the closest run ids.
+ */
 export const ViewerErrorSchema = z
-  .object({ error: z.string(), candidates: z.array(z.string()).optional() })
+  .object({
+    error: z.string(),
+    code: z.string().regex(/^AEH_ERR_[A-Z0-9_]+$/),
+    candidates: z.array(z.string()).optional(),
+  })
   .register(viewerSchemas, { id: 'Error' });
 
 export const CaseResultSchema = TestCaseResult.register(viewerSchemas, { id: 'CaseResult' });

@@ -6,7 +6,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { ExperimentComparison } from '../comparison/models.js';
-import { errorMessage } from '../core/errors.js';
+import { errorCode, errorMessage, UNCLASSIFIED_ERROR_CODE } from '../core/errors.js';
 import type { CaseStatus } from '../core/result.js';
 import { firstZodIssue } from '../core/zod-issues.js';
 import { RunLookupError } from '../store/queries.js';
@@ -52,10 +52,21 @@ export function findWebRoot(): string | null {
   return null;
 }
 
+/**
+ * The stable codes of the viewer's own JSON errors (docs/errors.md); a harness error that reaches a response keeps
+ * its own code (an unknown run id answers `AEH_ERR_RUN_LOOKUP`).
+ */
+const VIEWER_ERROR_CODES = {
+  badRequest: 'AEH_ERR_VIEWER_BAD_REQUEST',
+  host: 'AEH_ERR_VIEWER_HOST',
+  notFound: 'AEH_ERR_VIEWER_NOT_FOUND',
+} as const;
+
 class HttpError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
+    readonly code: string,
   ) {
     super(message);
   }
@@ -64,7 +75,7 @@ class HttpError extends Error {
 function parse<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  throw new HttpError(400, `${where}.${firstZodIssue(r.error)}`);
+  throw new HttpError(400, `${where}.${firstZodIssue(r.error)}`, VIEWER_ERROR_CODES.badRequest);
 }
 
 const intParam = (dflt: number, max: number) => z.coerce.number().int().min(0).max(max).default(dflt);
@@ -180,7 +191,10 @@ function guardRequests(app: FastifyInstance, host: string): void {
     if (!loopbackOnly) return;
     const hostname = (req.headers.host ?? '').replace(/:\d+$/, '');
     if (!LOOPBACK.has(hostname)) {
-      reply.code(403).send({ error: `host '${hostname}' not allowed; the viewer answers on 127.0.0.1/localhost only` });
+      reply.code(403).send({
+        error: `host '${hostname}' not allowed; the viewer answers on 127.0.0.1/localhost only`,
+        code: VIEWER_ERROR_CODES.host,
+      });
     }
   });
   app.addHook('onSend', async (_req, reply, payload) => {
@@ -193,12 +207,14 @@ function guardRequests(app: FastifyInstance, host: string): void {
     return payload;
   });
   app.setErrorHandler((err: Error & { statusCode?: number }, _req, reply) => {
-    if (err instanceof HttpError) return reply.code(err.statusCode).send({ error: err.message });
+    if (err instanceof HttpError) return reply.code(err.statusCode).send({ error: err.message, code: err.code });
     if (err instanceof RunLookupError) {
-      return reply.code(404).send({ error: err.message, candidates: err.candidates });
+      return reply.code(404).send({ error: err.message, code: err.code, candidates: err.candidates });
     }
+    // A harness error keeps its code; Fastify's own 4xx (a malformed URL or body) are bad requests.
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    return reply.code(status).send({ error: status === 500 ? `internal error: ${err.message}` : err.message });
+    const code = errorCode(err) ?? (status === 500 ? UNCLASSIFIED_ERROR_CODE : VIEWER_ERROR_CODES.badRequest);
+    return reply.code(status).send({ error: status === 500 ? `internal error: ${err.message}` : err.message, code });
   });
 }
 
@@ -237,7 +253,12 @@ function registerRunRoutes(app: FastifyInstance, store: RunStore): void {
       const id = await store.resolveRunId(req.params.id);
       const repeat = parse(z.coerce.number().int().min(0), req.params.repeat, 'params.repeat');
       const result = await store.getCase(id, req.params.testId, repeat);
-      if (!result) throw new HttpError(404, `run ${id} has no case '${req.params.testId}' repeat ${repeat}`);
+      if (!result)
+        throw new HttpError(
+          404,
+          `run ${id} has no case '${req.params.testId}' repeat ${repeat}`,
+          VIEWER_ERROR_CODES.notFound,
+        );
       return result;
     },
   );
@@ -346,7 +367,9 @@ async function registerWebApp(app: FastifyInstance, webRoot: string | null): Pro
   }
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith('/api/'))
-      return reply.code(404).send({ error: `no such endpoint: ${req.method} ${req.url.split('?')[0]}` });
+      return reply
+        .code(404)
+        .send({ error: `no such endpoint: ${req.method} ${req.url.split('?')[0]}`, code: VIEWER_ERROR_CODES.notFound });
     // Client routes get the app; a missing asset (a file name) stays a 404.
     if (webRoot && req.method === 'GET' && !/\.[a-z0-9]+$/i.test(req.url.split('?')[0] as string))
       return reply.sendFile('index.html');

@@ -41,7 +41,16 @@ describe('viewer OpenAPI document', () => {
     expect(() => check.check('GET', '/api/runs/x', 404, json, { message: 'no' })).toThrow(/does not match/);
     expect(() => check.check('GET', '/api/nowhere', 200, json, {})).toThrow(/no operation/);
     expect(() => check.check('GET', '/api/runs', 200, 'text/html', '<p>')).toThrow(/content-type/);
-    check.check('GET', '/api/runs/abc', 404, json, { error: 'run not found', candidates: ['abd'] });
+    // An error without its stable code, or with one that is not a harness code, is not what the document says.
+    expect(() => check.check('GET', '/api/runs/x', 404, json, { error: 'run not found' })).toThrow(/does not match/);
+    expect(() => check.check('GET', '/api/runs/x', 404, json, { error: 'no', code: 'ENOENT' })).toThrow(
+      /does not match/,
+    );
+    check.check('GET', '/api/runs/abc', 404, json, {
+      error: 'run not found',
+      code: 'AEH_ERR_RUN_LOOKUP',
+      candidates: ['abd'],
+    });
     check.check('GET', '/api/health', 200, json, { ok: true, store: 'sqlite' });
   });
 });
