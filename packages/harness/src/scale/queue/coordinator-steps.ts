@@ -114,3 +114,173 @@ export function runOutcome(
     retriesUsed: 0,
   };
 }
+
+/**
+ * Redis availability as the coordinator sees it: an outage is announced once and its end once; once it has lasted
+ * the outage budget, `gaveUp` turns true and the run stops with a partial result.
+ */
+export class OutageWatch {
+  private since: number | null = null;
+  gaveUp = false;
+
+  constructor(
+    private readonly budgetMs: number,
+    private readonly shownUrl: string,
+    private readonly note: (message: string) => void,
+    private readonly describe: (err: unknown) => string,
+  ) {}
+
+  /** Redis did not answer: start (and announce) an outage, or check the running one against the budget. */
+  unreachable(err: unknown, now = Date.now()): void {
+    if (this.since === null) {
+      this.since = now;
+      this.note(
+        `harness: lost the connection to Redis at ${this.shownUrl} (${this.describe(err)}); reconnecting. Results already recorded are safe in the journal; the run stops with a partial result if Redis stays unreachable for ${this.budgetMs / 1000} s (--queue-outage-budget)`,
+      );
+    }
+    if (now - this.since >= this.budgetMs) this.gaveUp = true;
+  }
+
+  /** Redis answered: end (and announce the end of) an outage, if one was running. */
+  reachable(now = Date.now()): void {
+    if (this.since === null) return;
+    this.note(
+      `harness: Redis at ${this.shownUrl} is reachable again after ${((now - this.since) / 1000).toFixed(1)} s`,
+    );
+    this.since = null;
+  }
+}
+
+/** Where a recorded result goes: the journal, the slimmed copy kept for the outcome, and the run's progress hook. */
+export interface RecordSinks {
+  journal: (result: TestCaseResult, index: number) => ResultLocation;
+  slim: (result: TestCaseResult) => TestCaseResult;
+  onResult?: (result: TestCaseResult, progress: RunProgress) => void;
+}
+
+/**
+ * The coordinator's book of keys: which are still pending, what was recorded (each key at most once, whatever the
+ * number of deliveries), the progress counts, and which recorded jobs can be removed from Redis.
+ */
+export class ResultBook {
+  readonly pending = new Map<string, PendingKey>();
+  readonly kept: { index: number; result: TestCaseResult }[] = [];
+  readonly locations: ResultLocation[] = [];
+  readonly progress: RunProgress;
+  private recorded: string[] = [];
+
+  constructor(
+    total: number,
+    private readonly sinks: RecordSinks,
+  ) {
+    this.progress = { done: 0, total, passed: 0, failed: 0, errors: 0 };
+  }
+
+  /** Journal the result of a pending key; false when the key is not pending (duplicate delivery, another run). */
+  record(jobId: string, result: TestCaseResult): boolean {
+    const key = this.pending.get(jobId);
+    if (!key) return false;
+    this.pending.delete(jobId);
+    // The coordinator's key is authoritative (a worker may have found the case by position).
+    result.test_id = key.test_id;
+    result.repeat = key.repeat;
+    this.locations.push(this.sinks.journal(result, key.index));
+    this.kept.push({ index: key.index, result: this.sinks.slim(result) });
+    const p = this.progress;
+    p.done++;
+    if (result.status === 'passed') p.passed++;
+    else if (result.status === 'error') p.errors++;
+    else if (result.status === 'failed') p.failed++;
+    if (p.done > p.total) p.total = p.done;
+    this.sinks.onResult?.(result, { ...p });
+    this.recorded.push(jobId);
+    return true;
+  }
+
+  /** The job ids recorded since the last call: their jobs can go from Redis (the journal is the record). */
+  takeRecorded(): string[] {
+    const batch = this.recorded;
+    this.recorded = [];
+    return batch;
+  }
+}
+
+/** What the stall check decides this tick: results flowed, it is too early to say, or Redis should be asked. */
+export type StallVerdict = 'moving' | 'quiet' | 'check';
+
+/** The stall detector's memory: said once per stall, re-armed when results flow again. */
+export class StallWatch {
+  private lastDone = -1;
+  private lastChange: number;
+  private said = false;
+  /** Some result arrived after the first tick (so a stall means workers went away, not that none came). */
+  everProcessed = false;
+
+  constructor(
+    private readonly stallMs: number,
+    now = Date.now(),
+  ) {
+    this.lastChange = now;
+  }
+
+  /** Compare the recorded count with the last tick's: `check` when nothing came for stallMs and it was not said. */
+  observe(done: number, now = Date.now()): StallVerdict {
+    if (done !== this.lastDone) {
+      if (this.lastDone >= 0) this.everProcessed = true;
+      this.lastDone = done;
+      this.lastChange = now;
+      this.said = false;
+      return 'moving';
+    }
+    if (this.said || now - this.lastChange < this.stallMs) return 'quiet';
+    return 'check';
+  }
+
+  /** The stall was announced: silent until results flow again. Returns the seconds without a result. */
+  announce(now = Date.now()): number {
+    this.said = true;
+    return Math.round((now - this.lastChange) / 1000);
+  }
+}
+
+/** Worker notices not shown yet: each worker's message is shown once, and again only when it changes. */
+export class NoticeFilter {
+  private readonly seen = new Map<string, string>();
+
+  fresh(notices: Record<string, string>): { worker: string; message: string }[] {
+    const out: { worker: string; message: string }[] = [];
+    for (const [worker, message] of Object.entries(notices)) {
+      if (this.seen.get(worker) === message) continue;
+      this.seen.set(worker, message);
+      out.push({ worker, message });
+    }
+    return out;
+  }
+}
+
+/**
+ * The coordinator's wait between ticks: `wait(ms)` ends after ms or at the next `wake()` (last result recorded,
+ * cancellation), whichever comes first, and clears its timer so a finished run does not linger for up to ms.
+ */
+export class Wakeup {
+  private wakeNow: () => void = () => {};
+  private next = this.arm();
+
+  private arm(): Promise<void> {
+    return new Promise<void>((r) => {
+      this.wakeNow = r;
+    });
+  }
+
+  /** End the current (or the next) wait now. */
+  wake(): void {
+    this.wakeNow();
+  }
+
+  async wait(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([new Promise((r) => (timer = setTimeout(r, ms))), this.next]);
+    clearTimeout(timer);
+    this.next = this.arm();
+  }
+}

@@ -3,9 +3,20 @@ import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AgentOutput } from '../../core/agent.js';
 import { errorMessage } from '../../core/errors.js';
-import type { ResultLocation, RunExecution, RunExecutor, RunOutcome, RunProgress } from '../../core/execution.js';
+import type { RunExecution, RunExecutor, RunOutcome } from '../../core/execution.js';
 import { CaseStatus, type TestCaseResult } from '../../core/result.js';
-import { checkSuiteUnchanged, enqueueKeys, type PendingKey, recoveryNote, runOutcome } from './coordinator-steps.js';
+import {
+  checkSuiteUnchanged,
+  enqueueKeys,
+  NoticeFilter,
+  OutageWatch,
+  type PendingKey,
+  ResultBook,
+  recoveryNote,
+  runOutcome,
+  StallWatch,
+  Wakeup,
+} from './coordinator-steps.js';
 import {
   BACKOFF_TYPE,
   JOB_NAME,
@@ -74,331 +85,334 @@ export function queueExecutor(options: CoordinatorOptions): RunExecutor {
 }
 
 async function coordinate(options: CoordinatorOptions, ex: RunExecution): Promise<RunOutcome> {
-  const { header, hooks, slim, suite, runner } = ex;
-  const { journal, skip, signal } = hooks;
   const note = options.note ?? ((m: string) => process.stderr.write(`${m}\n`));
-  const tickMs = options.tickMs ?? 1000;
-  const auditMs = options.auditMs ?? 5000;
-  const stallMs = (options.stallSeconds ?? COORDINATOR_DEFAULTS.stallSeconds) * 1000;
-  const budgetMs = (options.outageBudgetSeconds ?? COORDINATOR_DEFAULTS.outageBudgetSeconds) * 1000;
-  const batchSize = options.batchSize ?? 500;
-  const runId = header.id;
-  const queueName = queueNameFor(runId);
-  const shownUrl = redactRedisUrl(options.url);
-  checkSuiteUnchanged(header, suite);
+  checkSuiteUnchanged(ex.header, ex.suite);
   const redis: Redis = await connectRedis(options.url);
-  const describe = failureDescriber(redis);
   const setup = await readRedisSetup(redis);
   for (const warning of redisSetupWarnings(setup)) note(`harness: warning: ${warning}`);
-  let redisRunId = setup.runId;
-
-  const { Queue, QueueEvents, Job } = await import('bullmq');
-  const queue: Queue = new Queue(queueName, { connection: bullConnection(options.url, false) });
-  const events: QueueEvents = new QueueEvents(queueName, { connection: bullConnection(options.url, true) });
-  // Connection errors are reported once per outage by the reconciliation tick, which probes Redis itself.
-  queue.on('error', () => {});
-  events.on('error', () => {});
-
-  const pending = new Map<string, PendingKey>();
-  const kept: { index: number; result: TestCaseResult }[] = [];
-  const locations: ResultLocation[] = [];
-  const progress: RunProgress = { done: 0, total: hooks.total, passed: 0, failed: 0, errors: 0 };
-  let toRemove: string[] = [];
-  let enqueued = false;
-  let wake: () => void = () => {};
-  let wakeup = new Promise<void>((r) => {
-    wake = r;
-  });
-  const onAbort = () => wake();
+  const bull = await import('bullmq');
+  const c = new QueueCoordination(options, ex, note, redis, setup.runId, bull);
+  const { signal } = ex.hooks;
+  const onAbort = () => c.wakeup.wake();
   signal?.addEventListener('abort', onAbort, { once: true });
+  let completed = false;
+  try {
+    await c.start();
+    await c.waitForResults();
+    completed = c.book.pending.size === 0;
+    await c.finish();
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    await c.close();
+  }
+  return runOutcome(c.book.kept, c.book.locations, c.book.progress, completed);
+}
 
-  // Redis availability: an outage is announced once, its end once; past the budget the run stops.
-  let outageSince: number | null = null;
-  let gaveUp = false;
-  const unreachable = (err: unknown) => {
-    const now = Date.now();
-    if (outageSince === null) {
-      outageSince = now;
-      note(
-        `harness: lost the connection to Redis at ${shownUrl} (${describe(err)}); reconnecting. Results already recorded are safe in the journal; the run stops with a partial result if Redis stays unreachable for ${budgetMs / 1000} s (--queue-outage-budget)`,
+/**
+ * One coordinator invocation, step by step: `start` (register, enqueue, first sweep), `waitForResults` (wait, then
+ * `tick`: probe Redis, `recover` from a restart or a lost registration, `audit` for vanished jobs, remove recorded
+ * jobs, `sweep`, show worker notices, detect a stall), `finish` (retire, or say what is left) and `close`.
+ */
+class QueueCoordination {
+  readonly book: ResultBook;
+  readonly wakeup = new Wakeup();
+  private readonly outage: OutageWatch;
+  private readonly stall: StallWatch;
+  private readonly notices = new NoticeFilter();
+  private readonly queue: Queue;
+  private readonly events: QueueEvents;
+  private readonly Job: typeof Job;
+  private readonly runId: string;
+  private readonly queueName: string;
+  private readonly shownUrl: string;
+  private readonly tickMs: number;
+  private readonly auditMs: number;
+  private readonly budgetMs: number;
+  private readonly batchSize: number;
+  private enqueued = false;
+  private lastAudit = Date.now();
+
+  constructor(
+    private readonly options: CoordinatorOptions,
+    private readonly ex: RunExecution,
+    private readonly note: (message: string) => void,
+    private readonly redis: Redis,
+    private redisRunId: string,
+    bull: typeof import('bullmq'),
+  ) {
+    this.runId = ex.header.id;
+    this.queueName = queueNameFor(this.runId);
+    this.shownUrl = redactRedisUrl(options.url);
+    this.tickMs = options.tickMs ?? 1000;
+    this.auditMs = options.auditMs ?? 5000;
+    this.budgetMs = (options.outageBudgetSeconds ?? COORDINATOR_DEFAULTS.outageBudgetSeconds) * 1000;
+    this.batchSize = options.batchSize ?? 500;
+    this.stall = new StallWatch((options.stallSeconds ?? COORDINATOR_DEFAULTS.stallSeconds) * 1000);
+    this.outage = new OutageWatch(this.budgetMs, this.shownUrl, note, failureDescriber(redis));
+    const { hooks, slim } = ex;
+    // Called as methods of their owners, as the runner's hooks expect.
+    this.book = new ResultBook(hooks.total, {
+      journal: (result, index) => hooks.journal.result(result, index),
+      slim: (result) => slim(result),
+      onResult: (result, progress) => hooks.onResult?.(result, progress),
+    });
+    this.Job = bull.Job;
+    this.queue = new bull.Queue(this.queueName, { connection: bullConnection(options.url, false) });
+    this.events = new bull.QueueEvents(this.queueName, { connection: bullConnection(options.url, true) });
+    // Connection errors are reported once per outage by the reconciliation tick, which probes Redis itself.
+    this.queue.on('error', () => {});
+    this.events.on('error', () => {});
+    this.events.on('completed', ({ jobId, returnvalue }) => this.recordReturn(jobId, returnvalue));
+    this.events.on('failed', ({ jobId }) => {
+      this.recordFailure(jobId).catch(() => {
+        // The sweep picks it up.
+      });
+    });
+  }
+
+  private get signal() {
+    return this.ex.hooks.signal;
+  }
+
+  /** Register the run, enqueue every key not yet journaled, and record what already finished. */
+  async start(): Promise<void> {
+    const { suite, runner, hooks } = this.ex;
+    await this.events.waitUntilReady();
+    await this.register();
+    await enqueueKeys({
+      cases: suite.cases(),
+      filter: hooks.filter,
+      repeat: runner.repeat,
+      skip: hooks.skip,
+      batchSize: this.batchSize,
+      signal: this.signal,
+      pending: this.book.pending,
+      addJobs: (ids) => this.addJobs(ids),
+    });
+    this.enqueued = true;
+    if (!this.outage.gaveUp) await this.sweep().catch((err: unknown) => this.outage.unreachable(err));
+  }
+
+  /** Tick until every key is recorded, the run is cancelled, or Redis stayed away past the outage budget. */
+  async waitForResults(): Promise<void> {
+    const { pending } = this.book;
+    while (pending.size > 0 && !this.signal?.aborted && !this.outage.gaveUp) {
+      await this.wakeup.wait(this.tickMs);
+      if (pending.size === 0 || this.signal?.aborted) break;
+      await this.tick();
+    }
+  }
+
+  /** One reconciliation with Redis; a failure mid-tick counts as an outage (the next tick probes again). */
+  async tick(): Promise<void> {
+    const current = await this.probe();
+    if (current === null) return;
+    try {
+      if (current !== this.redisRunId) {
+        this.redisRunId = current;
+        await this.recover('restarted');
+      } else if (!(await this.redis.hexists(REGISTRY_KEY, this.runId))) await this.recover('unregistered');
+      else if (Date.now() - this.lastAudit >= this.auditMs) await this.audit();
+      await this.removeRecorded();
+      await this.sweep();
+      await this.showNotices();
+      await this.detectStall();
+    } catch (err) {
+      this.outage.unreachable(err);
+    }
+  }
+
+  /** Retire a completed run (or a cancelled one that is never resumed), else say what is left and where. */
+  async finish(): Promise<void> {
+    const { pending } = this.book;
+    const { shownUrl } = this;
+    if (pending.size === 0) {
+      // Every key is journaled: retire the run so workers let go of it, and free its keys in Redis. A finished
+      // run's queue is obliterated: removing its last recorded jobs one by one first would only add time.
+      await this.retire().catch((err: unknown) =>
+        this.note(
+          `harness: warning: every result is recorded, but the run's keys could not be removed from Redis (${errorMessage(err)}); workers drop the run once its queue is deleted`,
+        ),
+      );
+    } else if (this.signal?.aborted && this.options.retireOnAbort) {
+      const dropped = pending.size;
+      await this.retire().catch(() => undefined);
+      this.note(`harness: cancelled; ${dropped} case run(s) not recorded were removed from the queue`);
+    } else if (this.outage.gaveUp) {
+      this.note(
+        `harness: Redis at ${shownUrl} stayed unreachable for ${this.budgetMs / 1000} s (--queue-outage-budget); stopping: ${this.recordedSoFar()} case run(s) are recorded, ${pending.size} are not`,
+      );
+    } else {
+      await this.removeRecorded().catch(() => {});
+      const current = await this.probe();
+      this.note(
+        current !== null
+          ? `harness: ${pending.size} case run(s) are not recorded yet; they stay queued in ${this.queueName} and workers keep processing them until you resume`
+          : `harness: ${pending.size} case run(s) are not recorded; Redis at ${shownUrl} is unreachable`,
       );
     }
-    if (now - outageSince >= budgetMs) gaveUp = true;
-  };
-  const reachable = () => {
-    if (outageSince === null) return;
-    note(`harness: Redis at ${shownUrl} is reachable again after ${((Date.now() - outageSince) / 1000).toFixed(1)} s`);
-    outageSince = null;
-  };
+  }
+
+  /** Closing waits for pending commands; during an outage that could be forever, so it is bounded. */
+  async close(): Promise<void> {
+    await Promise.all([closeWithin(this.events, 2000), closeWithin(this.queue, 2000)]);
+    this.redis.disconnect();
+  }
+
   /** Redis' run_id, or null (outage noted) when it does not answer within a few seconds. */
-  const probe = async (): Promise<string | null> => {
+  private async probe(): Promise<string | null> {
     try {
-      const id = await withTimeout(readRedisRunId(redis), 3000, 'no answer within 3 s');
-      reachable();
+      const id = await withTimeout(readRedisRunId(this.redis), 3000, 'no answer within 3 s');
+      this.outage.reachable();
       return id;
     } catch (err) {
-      unreachable(err);
+      this.outage.unreachable(err);
       return null;
     }
-  };
+  }
 
-  const record = (jobId: string, result: TestCaseResult) => {
-    const key = pending.get(jobId);
-    if (!key) return; // already recorded (duplicate delivery) or not part of this invocation
-    pending.delete(jobId);
-    // The coordinator's key is authoritative (a worker may have found the case by position).
-    result.test_id = key.test_id;
-    result.repeat = key.repeat;
-    locations.push(journal.result(result, key.index));
-    kept.push({ index: key.index, result: slim(result) });
-    progress.done++;
-    if (result.status === 'passed') progress.passed++;
-    else if (result.status === 'error') progress.errors++;
-    else if (result.status === 'failed') progress.failed++;
-    if (progress.done > progress.total) progress.total = progress.done;
-    hooks.onResult?.(result, { ...progress });
-    toRemove.push(jobId);
-    if (enqueued && pending.size === 0) wake();
-  };
+  private record(jobId: string, result: TestCaseResult): void {
+    if (this.book.record(jobId, result) && this.enqueued && this.book.pending.size === 0) this.wakeup.wake();
+  }
 
-  const recordReturn = (jobId: string, value: unknown) => {
-    const key = pending.get(jobId);
+  private recordReturn(jobId: string, value: unknown): void {
+    const key = this.book.pending.get(jobId);
     if (!key) return;
     const raw = typeof value === 'string' ? parseJson(value) : value;
     const problem = resultProblem(raw);
-    if (problem === null) record(jobId, raw as TestCaseResult);
-    else record(jobId, errorResult(key, `a worker returned an invalid result (${problem})`, 1));
-  };
+    if (problem === null) this.record(jobId, raw as TestCaseResult);
+    else this.record(jobId, errorResult(key, `a worker returned an invalid result (${problem})`, 1));
+  }
 
-  const recordFailure = async (jobId: string) => {
-    if (!pending.has(jobId)) return;
-    const job = (await Job.fromId(queue, jobId)) as Job | undefined;
+  private async recordFailure(jobId: string): Promise<void> {
+    if (!this.book.pending.has(jobId)) return;
+    const job = (await this.Job.fromId(this.queue, jobId)) as Job | undefined;
     if (!job || (await job.getState()) !== 'failed') return; // a retry is scheduled; not final
-    const key = pending.get(jobId);
-    if (!key) return;
-    record(jobId, errorResult(key, `job failed on the queue: ${job.failedReason}`, Math.max(1, job.attemptsMade)));
-  };
+    this.recordFailed(job);
+  }
 
-  events.on('completed', ({ jobId, returnvalue }) => recordReturn(jobId, returnvalue));
-  events.on('failed', ({ jobId }) => {
-    recordFailure(jobId).catch(() => {
-      // The sweep picks it up.
-    });
-  });
+  private recordFailed(job: Job): void {
+    const key = job.id === undefined ? undefined : this.book.pending.get(job.id);
+    if (!key || job.id === undefined) return;
+    this.record(
+      job.id,
+      errorResult(key, `job failed on the queue: ${job.failedReason}`, Math.max(1, job.attemptsMade)),
+    );
+  }
 
   /** Record what finished while no event reached us (coordinator restarted, event stream trimmed). */
-  const sweep = async () => {
+  private async sweep(): Promise<void> {
+    const { pending } = this.book;
     for (const state of ['completed', 'failed'] as const) {
-      const ids = (await queue.getRanges([state], 0, -1)).filter((id) => pending.has(id));
+      const ids = (await this.queue.getRanges([state], 0, -1)).filter((id) => pending.has(id));
       for (let i = 0; i < ids.length; i += 100) {
-        const jobs = await Promise.all(ids.slice(i, i + 100).map((id) => Job.fromId(queue, id)));
+        const jobs = await Promise.all(ids.slice(i, i + 100).map((id) => this.Job.fromId(this.queue, id)));
         for (const job of jobs) {
           if (!job?.id || !pending.has(job.id)) continue;
-          if (state === 'completed') recordReturn(job.id, job.returnvalue);
-          else {
-            const key = pending.get(job.id) as PendingKey;
-            record(
-              job.id,
-              errorResult(key, `job failed on the queue: ${job.failedReason}`, Math.max(1, job.attemptsMade)),
-            );
-          }
+          if (state === 'completed') this.recordReturn(job.id, job.returnvalue);
+          else this.recordFailed(job);
         }
       }
     }
-  };
+  }
 
   /** The journal is the record: once a key is journaled its job can go (keeps Redis small on big runs). */
-  const removeRecorded = async () => {
-    if (toRemove.length === 0) return;
-    const batch = toRemove;
-    toRemove = [];
-    await Promise.all(batch.map((id) => queue.remove(id).catch(() => 0)));
-  };
+  private async removeRecorded(): Promise<void> {
+    const batch = this.book.takeRecorded();
+    if (batch.length > 0) await Promise.all(batch.map((id) => this.queue.remove(id).catch(() => 0)));
+  }
 
-  const register = () => registerRun(redis, runRecord(options.run, runId, queueName, header.started_at));
-  const jobOf = (jobId: string, key: PendingKey) => jobFor(jobId, key, runId, suite.contentHash, options.run.retry);
+  private register(): Promise<void> {
+    const { run } = this.options;
+    return registerRun(this.redis, runRecord(run, this.runId, this.queueName, this.ex.header.started_at));
+  }
 
   /** Add jobs; while Redis is unreachable, wait for it (within the outage budget). False when giving up. */
-  const addJobs = async (ids: string[]): Promise<boolean> => {
+  private async addJobs(ids: string[]): Promise<boolean> {
+    const { runId, ex, options } = this;
     const jobs = ids.flatMap((id) => {
-      const key = pending.get(id);
-      return key ? [jobOf(id, key)] : [];
+      const key = this.book.pending.get(id);
+      return key ? [jobFor(id, key, runId, ex.suite.contentHash, options.run.retry)] : [];
     });
     if (jobs.length === 0) return true;
     let failedWhileUp = 0;
     for (;;) {
       try {
-        await queue.addBulk(jobs);
+        await this.queue.addBulk(jobs);
         return true;
       } catch (err) {
         // Only an outage is waited out; failing again while Redis answers is a real failure. (Once is not:
         // Redis may have come back between the failed command and the probe.)
-        if ((await probe()) !== null && ++failedWhileUp >= 2) throw err;
-        if (gaveUp || signal?.aborted) return false;
+        if ((await this.probe()) !== null && ++failedWhileUp >= 2) throw err;
+        if (this.outage.gaveUp || this.signal?.aborted) return false;
         await sleep(500);
       }
     }
-  };
+  }
 
   /** Unrecorded keys whose job no longer exists in Redis (lost in a restart, evicted, deleted). */
-  const missingJobs = () => jobsMissingFromRedis(redis, queue, pending);
+  private async missingJobs(): Promise<string[]> {
+    const { pending } = this.book;
+    return (await jobsMissingFromRedis(this.redis, this.queue, pending)).filter((id) => pending.has(id));
+  }
 
-  const reenqueue = async (missing: string[]) => {
-    for (let i = 0; i < missing.length; i += batchSize) {
-      if (!(await addJobs(missing.slice(i, i + batchSize)))) return;
+  private async reenqueue(missing: string[]): Promise<void> {
+    for (let i = 0; i < missing.length; i += this.batchSize) {
+      if (!(await this.addJobs(missing.slice(i, i + this.batchSize)))) return;
     }
-  };
+  }
 
-  const recordedSoFar = () => skip.size + progress.done;
-  let lastAudit = Date.now();
+  private recordedSoFar(): number {
+    return this.ex.hooks.skip.size + this.book.progress.done;
+  }
 
   /** Redis lost the run (restart, flush): register it again and re-enqueue exactly what is missing. */
-  const recover = async (why: 'restarted' | 'unregistered') => {
-    lastAudit = Date.now();
+  private async recover(why: 'restarted' | 'unregistered'): Promise<void> {
+    this.lastAudit = Date.now();
     // After a restart, give workers one poll (1 s) to notice it and drop their old queue connections first:
     // a job taken by a connection about to be dropped would wait for its lock to expire before running again.
     if (why === 'restarted') await sleep(RESTART_GRACE_MS);
-    await register();
+    await this.register();
     // Counted in one synchronous step, so that re-enqueued + kept adds up to the run's keys exactly.
-    const missing = (await missingJobs()).filter((id) => pending.has(id));
-    const waiting = pending.size;
-    const recorded = recordedSoFar();
-    await reenqueue(missing);
-    note(recoveryNote(why, missing.length, waiting, recorded));
-  };
+    const missing = await this.missingJobs();
+    const waiting = this.book.pending.size;
+    const recorded = this.recordedSoFar();
+    await this.reenqueue(missing);
+    this.note(recoveryNote(why, missing.length, waiting, recorded));
+  }
 
   /** Jobs can also vanish without a restart (eviction under memory pressure, a hand-run DEL). */
-  const audit = async () => {
-    lastAudit = Date.now();
-    const missing = (await missingJobs()).filter((id) => pending.has(id));
+  private async audit(): Promise<void> {
+    this.lastAudit = Date.now();
+    const missing = await this.missingJobs();
     if (missing.length === 0) return;
-    await reenqueue(missing);
-    note(
+    await this.reenqueue(missing);
+    this.note(
       `harness: ${missing.length} queued case run(s) vanished from Redis (evicted? check maxmemory-policy); re-enqueued them`,
     );
-  };
+  }
 
-  const seenNotices = new Map<string, string>();
-  const showNotices = async () => {
-    const notices = await redis.hgetall(noticesKeyFor(runId));
-    for (const [worker, message] of Object.entries(notices)) {
-      if (seenNotices.get(worker) === message) continue;
-      seenNotices.set(worker, message);
-      note(`harness: worker ${worker}: ${message}`);
+  private async showNotices(): Promise<void> {
+    for (const { worker, message } of this.notices.fresh(await this.redis.hgetall(noticesKeyFor(this.runId)))) {
+      this.note(`harness: worker ${worker}: ${message}`);
     }
-  };
+  }
 
-  // Stall detector: said once per stall (it re-arms when results flow again).
-  let lastDone = -1;
-  let lastChange = Date.now();
-  let stallSaid = false;
-  let everProcessed = false;
-  const detectStall = async () => {
-    if (progress.done !== lastDone) {
-      if (lastDone >= 0) everProcessed = true;
-      lastDone = progress.done;
-      lastChange = Date.now();
-      stallSaid = false;
-      return;
-    }
-    if (stallSaid || Date.now() - lastChange < stallMs) return;
-    const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+  /** Say once per stall that jobs are queued and no worker is connected (it re-arms when results flow again). */
+  private async detectStall(): Promise<void> {
+    if (this.stall.observe(this.book.progress.done) !== 'check') return;
+    const counts = await this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
     const queued = Object.values(counts).reduce((a, b) => a + b, 0);
-    if (queued === 0 || (await liveWorkers()) > 0) return;
-    stallSaid = true;
-    note(
-      `harness: no result for ${Math.round((Date.now() - lastChange) / 1000)} s: ${queued} case run(s) are queued in ${queueName} and no worker is connected${everProcessed ? ' any more' : ''}. Start one with:  harness worker --queue ${shownUrl}  (this coordinator keeps waiting; Ctrl+C leaves a partial run to resume)`,
+    if (queued === 0 || (await liveWorkerCount(this.redis, this.queue, this.runId)) > 0) return;
+    const seconds = this.stall.announce();
+    this.note(
+      `harness: no result for ${seconds} s: ${queued} case run(s) are queued in ${this.queueName} and no worker is connected${this.stall.everProcessed ? ' any more' : ''}. Start one with:  harness worker --queue ${this.shownUrl}  (this coordinator keeps waiting; Ctrl+C leaves a partial run to resume)`,
     );
-  };
-
-  const liveWorkers = () => liveWorkerCount(redis, queue, runId);
-
-  const tick = async () => {
-    const current = await probe();
-    if (current === null) return;
-    try {
-      if (current !== redisRunId) {
-        redisRunId = current;
-        await recover('restarted');
-      } else if (!(await redis.hexists(REGISTRY_KEY, runId))) await recover('unregistered');
-      else if (Date.now() - lastAudit >= auditMs) await audit();
-      await removeRecorded();
-      await sweep();
-      await showNotices();
-      await detectStall();
-    } catch (err) {
-      unreachable(err);
-    }
-  };
-
-  let completed = false;
-  try {
-    await events.waitUntilReady();
-    await register();
-
-    await enqueueKeys({
-      cases: suite.cases(),
-      filter: hooks.filter,
-      repeat: runner.repeat,
-      skip,
-      batchSize,
-      signal,
-      pending,
-      addJobs,
-    });
-    enqueued = true;
-    if (!gaveUp) await sweep().catch(unreachable);
-
-    while (pending.size > 0 && !signal?.aborted && !gaveUp) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise((r) => (timer = setTimeout(r, tickMs))), wakeup]);
-      // A wake-up (last result, cancellation) wins the race: the pending tick would otherwise keep the process
-      // alive for up to tickMs after the run has finished.
-      clearTimeout(timer);
-      wakeup = new Promise<void>((r) => {
-        wake = r;
-      });
-      if (pending.size === 0 || signal?.aborted) break;
-      await tick();
-    }
-    completed = pending.size === 0;
-    if (completed) {
-      // Every key is journaled: retire the run so workers let go of it, and free its keys in Redis. A finished
-      // run's queue is obliterated: removing its last recorded jobs one by one first would only add time.
-      await retire().catch((err: unknown) =>
-        note(
-          `harness: warning: every result is recorded, but the run's keys could not be removed from Redis (${errorMessage(err)}); workers drop the run once its queue is deleted`,
-        ),
-      );
-    } else if (signal?.aborted && options.retireOnAbort) {
-      const dropped = pending.size;
-      await retire().catch(() => undefined);
-      note(`harness: cancelled; ${dropped} case run(s) not recorded were removed from the queue`);
-    } else if (gaveUp) {
-      note(
-        `harness: Redis at ${shownUrl} stayed unreachable for ${budgetMs / 1000} s (--queue-outage-budget); stopping: ${recordedSoFar()} case run(s) are recorded, ${pending.size} are not`,
-      );
-    } else {
-      await removeRecorded().catch(() => {});
-      const current = await probe();
-      note(
-        current !== null
-          ? `harness: ${pending.size} case run(s) are not recorded yet; they stay queued in ${queueName} and workers keep processing them until you resume`
-          : `harness: ${pending.size} case run(s) are not recorded; Redis at ${shownUrl} is unreachable`,
-      );
-    }
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    // Closing waits for pending commands; during an outage that could be forever, so it is bounded.
-    await Promise.all([closeWithin(events, 2000), closeWithin(queue, 2000)]);
-    redis.disconnect();
   }
 
-  function retire() {
-    return retireRun(redis, queue, runId);
+  private retire(): Promise<void> {
+    return retireRun(this.redis, this.queue, this.runId);
   }
-
-  return runOutcome(kept, locations, progress, completed);
 }
 
 /** What the coordinator registers for workers: the protocol, the run's queue, who coordinates, and the run body. */
