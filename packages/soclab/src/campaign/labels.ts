@@ -1,5 +1,6 @@
 import type { ModelProvider, ModelRequest } from '@aeh/models';
 import { asSelfDriven } from '../mcp/self-driven.js';
+import { wrapProvider } from '../providers/wrap-provider.js';
 
 /**
  * The `labels` ablation: the model sees the same messages with the untrusted-data labelling removed (every message
@@ -21,14 +22,7 @@ export function withoutTrustLabels(provider: ModelProvider): ModelProvider {
       .join(' '),
     messages: request.messages.map((m) => ({ ...m, trust: 'trusted' as const })),
   });
-  return {
-    get providerId() {
-      return provider.providerId;
-    },
-    get model() {
-      return provider.model;
-    },
-    describeCapabilities: () => provider.describeCapabilities(),
+  return wrapProvider(provider, {
     countUsage: (request) => provider.countUsage(strip(request)),
     generate: (request, signal) => provider.generate(strip(request), signal),
     generateStructured: (request, signal) => provider.generateStructured(strip(request), signal),
@@ -36,5 +30,5 @@ export function withoutTrustLabels(provider: ModelProvider): ModelProvider {
     continueAfterTool: (request, toolName, toolResult, signal) =>
       provider.continueAfterTool(strip(request), toolName, toolResult, signal),
     stream: (request, signal) => provider.stream(strip(request), signal),
-  };
+  });
 }

@@ -4,6 +4,7 @@ import { sha256Hex } from '../contracts/canonical.js';
 import { reproducibleScope } from '../contracts/reproducible.js';
 import { containsSecret } from '../control/redaction.js';
 import { canaryForRun } from '../simulator/state.js';
+import { wrapProvider } from './wrap-provider.js';
 
 /**
  * The resume tape: what a live model answered on each turn of a run that may wait for a person, so that after a
@@ -161,15 +162,8 @@ export function withResumeTape(
     });
     return response;
   };
-  return {
-    get providerId() {
-      return provider.providerId;
-    },
-    get model() {
-      return provider.model;
-    },
-    describeCapabilities: () => provider.describeCapabilities(),
-    countUsage: (request) => provider.countUsage(request),
+  // Streams are not taped (the default delegation): a resumed run that streams asks the model again.
+  return wrapProvider(provider, {
     generate: (request, signal) => answer('generate', request, () => provider.generate(request, signal)),
     generateStructured: (request, signal) =>
       answer('generateStructured', request, () => provider.generateStructured(request, signal)),
@@ -182,7 +176,5 @@ export function withResumeTape(
         toolName,
         toolResult,
       ),
-    // Streams are not taped: a resumed run that streams asks the model again.
-    stream: (request, signal) => provider.stream(request, signal),
-  };
+  });
 }

@@ -4,6 +4,7 @@ import { runCampaign } from '../campaign/run.js';
 import type { PendingApproval } from '../contracts/approvals.js';
 import { reproducibleScope } from '../contracts/reproducible.js';
 import type { ApproverVerdict, HumanApprovalChannel, HumanReviewContext } from '../control/approver.js';
+import { notingStore } from '../evidence/noting-store.js';
 import { resumingStore } from '../evidence/resume-replay.js';
 import type { EvidenceStore, SqlEvidenceStore } from '../evidence/store.js';
 import { openEvidenceStore } from '../evidence/store.js';
@@ -40,31 +41,12 @@ function serve(port: NonNullable<typeof parentPort>): void {
       seen.add(runId);
       send({ type: 'run_id', run_id: runId });
     };
-    return {
-      get location() {
-        return store.location;
-      },
-      // Scripted runs only await microtasks (SQLite answers synchronously), so without a macrotask turn per write
-      // the thread would read an abort or an approval decision from its port only once the campaign is over.
-      append: async (runId, event) => {
-        note(runId);
-        await nextTurn();
-        return store.append(runId, event);
-      },
-      appendMany: async (runId, events) => {
-        note(runId);
-        await nextTurn();
-        return store.appendMany(runId, events);
-      },
-      events: (runId) => store.events(runId),
-      rows: (runId) => store.rows(runId),
-      verify: (runId) => store.verify(runId),
-      runIds: () => store.runIds(),
-      rootHash: (runId) => store.rootHash(runId),
-      saveCheckpoint: (runId, events) => store.saveCheckpoint(runId, events),
-      clearCheckpoint: (runId) => store.clearCheckpoint(runId),
-      close: async () => undefined,
-    };
+    // Scripted runs only await microtasks (SQLite answers synchronously), so without a macrotask turn per write
+    // the thread would read an abort or an approval decision from its port only once the campaign is over.
+    return notingStore(store, async (runId) => {
+      note(runId);
+      await nextTurn();
+    });
   };
 
   /** Human approvals are decided in the API process: each review is a round trip over the port. */

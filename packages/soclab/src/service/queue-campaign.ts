@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { createSoclabAgent } from '../campaign/adapter.js';
 import { CampaignConfigError, CampaignRequest, campaignAgentConfig, seededAgent } from '../campaign/run.js';
 import { campaignSuite, selectScenarios } from '../campaign/suite.js';
-import type { EvidenceStore, SqlEvidenceStore } from '../evidence/store.js';
+import { notingStore } from '../evidence/noting-store.js';
 import { openEvidenceStore } from '../evidence/store.js';
 import { registerAblationModes } from '../modes/ablation-modes.js';
 import { isLiveProvider } from '../providers/registry.js';
@@ -145,31 +145,6 @@ export interface SoclabWorkerOptions {
 
 /** The queued job a scenario run belongs to, as the harness worker announced it (see `aroundJob`). */
 const currentJob = new AsyncLocalStorage<QueuedJobAttempt>();
-
-/** The store as a queued scenario run sees it: each chain's first write is noted (awaited) before it lands. */
-function notingStore(store: SqlEvidenceStore, note: (runId: string) => Promise<void>): EvidenceStore {
-  return {
-    get location() {
-      return store.location;
-    },
-    append: async (runId, event) => {
-      await note(runId);
-      return store.append(runId, event);
-    },
-    appendMany: async (runId, events) => {
-      await note(runId);
-      return store.appendMany(runId, events);
-    },
-    events: (runId) => store.events(runId),
-    rows: (runId) => store.rows(runId),
-    verify: (runId) => store.verify(runId),
-    runIds: () => store.runIds(),
-    rootHash: (runId) => store.rootHash(runId),
-    saveCheckpoint: (runId, events) => store.saveCheckpoint(runId, events),
-    clearCheckpoint: (runId) => store.clearCheckpoint(runId),
-    close: async () => undefined,
-  };
-}
 
 /**
  * Rebuild a queued campaign here: the corpus from this machine (its hash must match the coordinator's), the soclab
