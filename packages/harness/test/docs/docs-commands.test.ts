@@ -104,7 +104,8 @@ describe('docs that work when copied', () => {
     expect(runnable.length).toBeGreaterThanOrEqual(10);
     // A copy of what the commands read; packages are linked (read only: the CLIs and their data).
     const dir = join(work, 'repo');
-    for (const folder of COPIED.filter((f) => f !== 'packages')) cpSync(join(ROOT, folder), join(dir, folder), { recursive: true });
+    for (const folder of COPIED.filter((f) => f !== 'packages'))
+      cpSync(join(ROOT, folder), join(dir, folder), { recursive: true });
     symlinkSync(join(ROOT, 'packages'), join(dir, 'packages'));
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
     const failures: string[] = [];
