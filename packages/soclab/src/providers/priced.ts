@@ -1,4 +1,5 @@
 import { estimateCostUsd, type ModelPrice, type ModelProvider, type ModelResponse } from '@aeh/models';
+import { wrapProvider } from './wrap-provider.js';
 
 /**
  * Vendor providers whose cost comes from the price table. Agents behind `http` and `mcp` report no cost by contract,
@@ -30,17 +31,11 @@ export function withDeclaredPrice(inner: ModelProvider, price: ModelPrice): Mode
     r.estimated_cost_usd !== null
       ? r
       : { ...r, estimated_cost_usd: estimateCostUsd(r.model, r.usage, { [r.model]: price }), cost_is_estimated: true };
-  const wrapper: ModelProvider = {
-    providerId: inner.providerId,
-    model: inner.model,
-    describeCapabilities: () => inner.describeCapabilities(),
-    countUsage: (req) => inner.countUsage(req),
+  return wrapProvider(inner, {
     generate: async (req, signal) => priced(await inner.generate(req, signal)),
     generateStructured: async (req, signal) => priced(await inner.generateStructured(req, signal)),
     requestTool: async (req, signal) => priced(await inner.requestTool(req, signal)),
     continueAfterTool: async (req, name, result, signal) =>
       priced(await inner.continueAfterTool(req, name, result, signal)),
-    stream: (req, signal) => inner.stream(req, signal),
-  };
-  return Object.assign(wrapper, { close: async () => (inner as { close?: () => Promise<void> }).close?.() });
+  });
 }

@@ -1,6 +1,7 @@
 import type { ModelProvider } from '@aeh/models';
 
-/** The calls of a provider a wrapper may replace (its identity, `providerId` and `model`, always stays the inner's). */
+/** The calls of a provider a wrapper may replace (its identity, `providerId` and `model`, always stays the inner's;
+ * an inner `close` is forwarded). */
 export type ProviderOverrides = Partial<Omit<ModelProvider, 'providerId' | 'model'>>;
 
 /**
@@ -13,7 +14,12 @@ export type ProviderOverrides = Partial<Omit<ModelProvider, 'providerId' | 'mode
  * });
  */
 export function wrapProvider(provider: ModelProvider, overrides: ProviderOverrides): ModelProvider {
+  // `close` is optional and outside the ModelProvider contract (http agents keep a connection pool): forwarded when
+  // the inner provider has one, so wrapping never leaks what the inner would have released.
+  const inner = provider as ModelProvider & { close?: () => Promise<void> };
+  const closing = inner.close ? { close: () => inner.close?.() ?? Promise.resolve() } : {};
   return {
+    ...closing,
     get providerId() {
       return provider.providerId;
     },

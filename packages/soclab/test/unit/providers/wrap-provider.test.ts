@@ -56,3 +56,19 @@ describe('wrapProvider', () => {
     expect(inner.calls.map((c) => c.call)).toEqual(['requestTool']);
   });
 });
+
+describe('wrapProvider close', () => {
+  it("forwards the inner provider's close (a connection pool is released), and adds none when it has none", async () => {
+    const bare = recordingProvider();
+    expect('close' in wrapProvider(bare.provider, {})).toBe(false);
+    let closed = 0;
+    const pooled = Object.assign(recordingProvider().provider, {
+      close: async () => {
+        closed += 1;
+      },
+    });
+    const wrapped = wrapProvider(pooled, {}) as { close?: () => Promise<void> };
+    await wrapped.close?.();
+    expect(closed).toBe(1);
+  });
+});
