@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorMessage } from '@aeh/harness/errors';
 import { PositionedDocument } from '@aeh/harness/suite-positions';
@@ -10,9 +10,11 @@ import {
   AttackScenario as AttackScenarioSchema,
   IncidentScenario,
 } from '../contracts/scenarios.js';
+import { precompiledDirFor } from '../precompile/artifacts.js';
 import { loadFixture } from '../simulator/fixture.js';
 import { oracleNames, resolveOracle } from './oracles.js';
 import { checkPlant } from './payloads.js';
+import { type CorpusInputs, corpusInputs, precompiledCorpus } from './precompiled.js';
 import { checkTransformChain, getTransform, transformNames } from './transforms/index.js';
 import { parseTransformChains, transformable, withTransforms } from './variants.js';
 
@@ -181,6 +183,11 @@ export interface ScenarioCorpus {
   /** Which file each scenario came from (user files override bundled ones with the same id). */
   readonly sources: ReadonlyMap<string, string>;
   readonly dirs: readonly string[];
+  /**
+   * Where the scenarios came from: the folder's precompiled artifact (src/precompile/artifacts.ts; the same result,
+   * compiled by the build from these exact files) or parsing and validating the files.
+   */
+  readonly loadedFrom?: 'artifact' | 'files';
 }
 
 export interface LoadCorpusOptions {
@@ -195,6 +202,11 @@ export interface LoadCorpusOptions {
    * (chains separated by `,`, transforms in a chain by `+`); null for none.
    */
   transforms?: readonly (readonly string[])[] | null;
+  /**
+   * Folder of precompiled artifacts: default the build's, none with `SOCLAB_NO_PRECOMPILED`; null for none. Used
+   * only for a one-folder corpus whose files (and the incident's fixture) hash to an artifact's key.
+   */
+  precompiledDir?: string | null;
 }
 
 const yamlFiles = (dir: string, prefix: string): string[] =>
@@ -250,10 +262,81 @@ export function loadCorpus(options: LoadCorpusOptions = {}): ScenarioCorpus {
       },
     ]);
   }
-  const key = `${dirs.join('|')}#${incidentName}#${JSON.stringify(chains)}`;
+  const precompiledDir = precompiledDirFor(options.precompiledDir);
+  const key = `${dirs.join('|')}#${incidentName}#${JSON.stringify(chains)}#${precompiledDir}`;
   const hit = cache.get(key);
   if (hit) return hit;
 
+  const fromArtifact =
+    dirs.length === 1 && precompiledDir !== null
+      ? corpusFromArtifact(dirs[0] as string, incidentName, precompiledDir)
+      : undefined;
+  const { incident, entries } = fromArtifact ?? readCorpusFiles(dirs, incidentName);
+  const byId = new Map<string, AttackScenario>();
+  const sources = new Map<string, string>();
+  for (const { dir, name, scenario } of entries) {
+    byId.set(scenario.id, scenario);
+    sources.set(scenario.id, join(dir, name));
+  }
+  const sorted = [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
+  const attacks = sorted
+    .filter((s) => s.attack_class !== 'none')
+    .flatMap((s) => [s, ...transformVariants(s, chains, sources)]);
+  const benign = sorted.filter((s) => s.attack_class === 'none');
+  const corpus: ScenarioCorpus = Object.freeze({
+    incident,
+    attacks,
+    benign,
+    all: [...attacks, ...benign],
+    sources,
+    dirs,
+    loadedFrom: fromArtifact ? 'artifact' : 'files',
+  });
+  cache.set(key, corpus);
+  return corpus;
+}
+
+/** The scenario files of one folder, relative to it: `attacks/ATK-*.yaml`, then `controls/BEN-*.yaml`, sorted. */
+function scenarioFiles(dir: string): string[] {
+  return [
+    ...yamlFiles(join(dir, 'attacks'), 'ATK-').map((f) => `attacks/${basename(f)}`),
+    ...yamlFiles(join(dir, 'controls'), 'BEN-').map((f) => `controls/${basename(f)}`),
+  ];
+}
+
+/** Every file a one-folder load for `incidentName` reads from `dir`, hashed: the key of its artifact. */
+export function corpusFolderInputs(dir: string, incidentName: string): CorpusInputs {
+  const incidentFile = `incidents/${incidentName}.yaml`;
+  const names = [...(existsSync(join(dir, incidentFile)) ? [incidentFile] : []), ...scenarioFiles(dir)];
+  return corpusInputs(dir, incidentName, names);
+}
+
+/** A one-folder corpus from its precompiled artifact, when one was compiled from exactly these files. */
+function corpusFromArtifact(
+  dir: string,
+  incidentName: string,
+  precompiledDir: string,
+): { incident: IncidentScenario; entries: { dir: string; name: string; scenario: AttackScenario }[] } | undefined {
+  let inputs: CorpusInputs;
+  try {
+    inputs = corpusFolderInputs(dir, incidentName);
+  } catch {
+    // A file that cannot be read is the full load's to report.
+    return undefined;
+  }
+  const found = precompiledCorpus(inputs, precompiledDir);
+  if ('rejected' in found) return undefined;
+  return { incident: found.loaded.incident, entries: found.loaded.entries.map((e) => ({ dir, ...e })) };
+}
+
+/**
+ * The full load: parse and validate the incident (the last folder's that has it) and every scenario file of every
+ * folder, in order. Every problem in every file is reported together.
+ */
+export function readCorpusFiles(
+  dirs: readonly string[],
+  incidentName: string,
+): { incident: IncidentScenario; entries: { dir: string; name: string; scenario: AttackScenario }[] } {
   const problems: LoadProblem[] = [];
   let incident: IncidentScenario | null = null;
   for (const dir of dirs) {
@@ -274,15 +357,13 @@ export function loadCorpus(options: LoadCorpusOptions = {}): ScenarioCorpus {
       message: `incident '${incidentName}' not found in ${dirs.join(', ')}`,
     });
   }
-  const byId = new Map<string, AttackScenario>();
-  const sources = new Map<string, string>();
+  const entries: { dir: string; name: string; scenario: AttackScenario }[] = [];
   for (const dir of dirs) {
-    for (const file of [...yamlFiles(join(dir, 'attacks'), 'ATK-'), ...yamlFiles(join(dir, 'controls'), 'BEN-')]) {
+    for (const name of scenarioFiles(dir)) {
       try {
-        const s = loadScenarioFile(file, incident ?? undefined, incidentName);
-        if ((s.incident ?? DEFAULT_INCIDENT) !== incidentName) continue;
-        byId.set(s.id, s);
-        sources.set(s.id, file);
+        const scenario = loadScenarioFile(join(dir, name), incident ?? undefined, incidentName);
+        if ((scenario.incident ?? DEFAULT_INCIDENT) !== incidentName) continue;
+        entries.push({ dir, name, scenario });
       } catch (error) {
         if (error instanceof ScenarioLoadError) problems.push(...error.problems);
         else throw error;
@@ -291,21 +372,7 @@ export function loadCorpus(options: LoadCorpusOptions = {}): ScenarioCorpus {
   }
   // No incident always comes with a problem naming it (above).
   if (problems.length > 0 || !incident) throw new ScenarioLoadError(problems);
-  const sorted = [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
-  const attacks = sorted
-    .filter((s) => s.attack_class !== 'none')
-    .flatMap((s) => [s, ...transformVariants(s, chains, sources)]);
-  const benign = sorted.filter((s) => s.attack_class === 'none');
-  const corpus: ScenarioCorpus = Object.freeze({
-    incident,
-    attacks,
-    benign,
-    all: [...attacks, ...benign],
-    sources,
-    dirs,
-  });
-  cache.set(key, corpus);
-  return corpus;
+  return { incident, entries };
 }
 
 /**

@@ -64,9 +64,14 @@ export const FIXTURE_DIR = fileURLToPath(new URL('../../data/fixtures/', import.
 
 const cache = new Map<string, Fixture>();
 
+/** The file a fixture reference (file stem or path ending in `.json`) names. */
+export function fixturePath(nameOrPath: string): string {
+  return nameOrPath.endsWith('.json') ? nameOrPath : `${FIXTURE_DIR}${nameOrPath}.json`;
+}
+
 /** Load and validate a fixture by name (file stem) or absolute path; cached per path. */
 export function loadFixture(nameOrPath = 'identity_compromise'): Fixture {
-  const path = nameOrPath.endsWith('.json') ? nameOrPath : `${FIXTURE_DIR}${nameOrPath}.json`;
+  const path = fixturePath(nameOrPath);
   const hit = cache.get(path);
   if (hit) return hit;
   let raw: unknown;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { formatZodIssues, IDENTIFIER_PATTERN } from '../../contracts/common.js';
 import { Obligation } from '../../contracts/decisions.js';
 import type { DecisionOutcome } from '../../contracts/enums.js';
+import { precompiledDirFor } from '../../precompile/artifacts.js';
 import {
   type EngineDecision,
   type PolicyEngine,
@@ -14,6 +15,7 @@ import {
 import { toCedarRequest } from './facts.js';
 import { type PolicyFolder, positionOf, readPolicyFolder, resolvePolicyDir, type SourceFile } from './folder.js';
 import { PolicyInput, type PolicyInputData } from './input.js';
+import { type CompiledPolicyFolder, precompiledPolicyFolder } from './precompiled.js';
 
 /** What one policy contributes when it decides, read once from its annotations at load time. */
 export interface PolicyMeta {
@@ -52,6 +54,11 @@ export interface CedarEngineOptions {
    * decision, and a type error during evaluation still fails closed.
    */
   validateRequests?: boolean;
+  /**
+   * Folder of precompiled artifacts (src/precompile/artifacts.ts): default the build's, none with
+   * `SOCLAB_NO_PRECOMPILED`; null for none. An artifact is used only for a folder whose digest it names.
+   */
+  precompiledDir?: string | null;
 }
 
 let preparseCounter = 0;
@@ -79,6 +86,8 @@ export class CedarPolicyEngine implements PolicyEngine {
   readonly digest: string;
   readonly dir: string;
   readonly policies: ReadonlyMap<string, PolicyMeta>;
+  /** Where the compiled folder came from: its precompiled artifact, or parsing and validating the files. */
+  readonly compiledFrom: 'artifact' | 'files';
   private readonly schemaName: string;
   private readonly policySetId: string;
   private readonly authorize: CedarAuthorizer;
@@ -93,16 +102,16 @@ export class CedarPolicyEngine implements PolicyEngine {
 
   private constructor(
     folder: PolicyFolder,
-    schema: cedar.Schema,
-    policies: Map<string, PolicyMeta>,
-    texts: Record<string, string>,
+    { schema, metas, texts }: CompiledPolicyFolder,
+    compiledFrom: CedarPolicyEngine['compiledFrom'],
     authorizer: CedarAuthorizer,
     validateRequests: boolean,
   ) {
     this.version = folder.version;
     this.digest = folder.digest;
     this.dir = folder.dir;
-    this.policies = policies;
+    this.policies = metas;
+    this.compiledFrom = compiledFrom;
     preparseCounter += 1;
     this.schemaName = `soclab-schema-${folder.digest.slice(0, 16)}-${preparseCounter}`;
     this.policySetId = `soclab-policies-${folder.digest.slice(0, 16)}-${preparseCounter}`;
@@ -121,23 +130,39 @@ export class CedarPolicyEngine implements PolicyEngine {
     const folder = readPolicyFolder(resolvePolicyDir(options.dir));
     // Validation and preparsing cost tens of milliseconds; an unchanged folder (same digest) reuses its engine.
     const validate = options.validateRequests === true;
-    const cacheKey = `${folder.dir}\u0000${folder.digest}\u0000${validate}`;
+    const precompiledDir = precompiledDirFor(options.precompiledDir);
+    const cacheKey = `${folder.dir}\u0000${folder.digest}\u0000${validate}\u0000${precompiledDir}`;
     if (!options.authorizer) {
       const cached = engineCache.get(cacheKey);
       if (cached) return cached;
     }
-    const { metas, texts, schema } = compilePolicyFolder(folder);
-    proveContextConformance(folder, schema);
-    const engine = new CedarPolicyEngine(
-      folder,
-      schema,
-      metas,
-      texts,
-      options.authorizer ?? cedar.statefulIsAuthorized,
-      validate,
-    );
+    const authorizer = options.authorizer ?? cedar.statefulIsAuthorized;
+    const engine =
+      CedarPolicyEngine.fromArtifact(folder, precompiledDir, authorizer, validate) ??
+      new CedarPolicyEngine(folder, compileAndProve(folder), 'files', authorizer, validate);
     if (!options.authorizer) engineCache.set(cacheKey, engine);
     return engine;
+  }
+
+  /**
+   * The engine from the folder's precompiled artifact: the same schema, policies and annotations the full load
+   * would produce (validated by it at build time), with only Cedar's per-process preparsing left to do. Undefined
+   * when there is no usable artifact for exactly this folder, or Cedar does not accept it; the full load follows.
+   */
+  private static fromArtifact(
+    folder: PolicyFolder,
+    precompiledDir: string | null,
+    authorizer: CedarAuthorizer,
+    validate: boolean,
+  ): CedarPolicyEngine | undefined {
+    if (precompiledDir === null) return undefined;
+    const found = precompiledPolicyFolder(folder, precompiledDir);
+    if ('rejected' in found) return undefined;
+    try {
+      return new CedarPolicyEngine(folder, found.compiled, 'artifact', authorizer, validate);
+    } catch {
+      return undefined;
+    }
   }
 
   async decide(input: PolicyInputData): Promise<EngineDecision> {
@@ -252,16 +277,18 @@ function detailed(file: SourceFile, errors: readonly cedar.DetailedError[], offs
   return errors.map((e) => `${positionOf(file, (e.sourceLocations?.[0]?.start ?? 0) + offsetBase)}: ${e.message}`);
 }
 
+/** The full load: compile the folder and prove the gateway's requests conform to its schema. */
+export function compileAndProve(folder: PolicyFolder): CompiledPolicyFolder {
+  const compiled = compilePolicyFolder(folder);
+  proveContextConformance(folder, compiled.schema);
+  return compiled;
+}
+
 /**
  * Parse the schema, parse and strictly validate each policy file against it, and read every policy's annotations.
  * All problems are collected and reported together, each with file:line:col.
  */
-export function compilePolicyFolder(folder: PolicyFolder): {
-  metas: Map<string, PolicyMeta>;
-  texts: Record<string, string>;
-  /** The schema in Cedar's JSON form (or the text when it does not convert), for every later call. */
-  schema: cedar.Schema;
-} {
+export function compilePolicyFolder(folder: PolicyFolder): CompiledPolicyFolder {
   const problems: string[] = [];
   const schema = schemaAsJson(folder.schema.text);
   const schemaParse = cedar.checkParseSchema(schema);

@@ -1,0 +1,86 @@
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { CedarPolicyEngine, compileAndProve } from '../control/policy/cedar-engine.js';
+import { BUNDLED_POLICY_DIR, readPolicyFolder } from '../control/policy/folder.js';
+import { encodePolicyArtifact, precompiledPolicyFolder } from '../control/policy/precompiled.js';
+import {
+  BUNDLED_SCENARIO_DIR,
+  clearScenarioCache,
+  corpusFolderInputs,
+  loadCorpus,
+  readCorpusFiles,
+} from '../scenarios/loader.js';
+import { encodeCorpusArtifact, precompiledCorpus } from '../scenarios/precompiled.js';
+import { artifactName, PRECOMPILED_DIR } from './artifacts.js';
+
+const ARTIFACT_FILE = /^(policies|corpus)-[0-9a-f]{64}\.json$/;
+
+/** What one build wrote (file names) and which older artifacts it removed. */
+export interface PrecompileResult {
+  written: string[];
+  removed: string[];
+}
+
+/**
+ * The build step (scripts/precompile-soclab.mjs): load the bundled policy folder and the bundled corpus of every
+ * bundled incident with the real loaders, full validation included, write each result as an artifact in `outDir`,
+ * and check that loading from the artifact gives exactly what the full load gave (or fail the build). Artifacts of
+ * earlier inputs are removed. Any problem in the assets fails the build with the loaders' own errors.
+ */
+export function precompileBuiltInAssets(outDir: string = PRECOMPILED_DIR): PrecompileResult {
+  mkdirSync(outDir, { recursive: true });
+  const written: string[] = [];
+  const write = (name: string, text: string) => {
+    // Written whole, then renamed: a reader never sees half an artifact.
+    const temporary = join(outDir, `.${name}.${process.pid}`);
+    writeFileSync(temporary, text);
+    renameSync(temporary, join(outDir, name));
+    written.push(name);
+  };
+
+  const folder = readPolicyFolder(BUNDLED_POLICY_DIR);
+  const compiled = compileAndProve(folder);
+  write(artifactName('policies', folder.digest), encodePolicyArtifact(folder, compiled));
+  const policiesBack = precompiledPolicyFolder(folder, outDir);
+  if ('rejected' in policiesBack || !isDeepStrictEqual(policiesBack.compiled, compiled)) {
+    throw new Error(`the policy artifact does not load back to the compiled folder ${folder.dir}`);
+  }
+  const engine = CedarPolicyEngine.load({ dir: BUNDLED_POLICY_DIR, precompiledDir: outDir });
+  if (engine.compiledFrom !== 'artifact') throw new Error('Cedar does not preparse the policy artifact');
+
+  const incidents = readdirSync(join(BUNDLED_SCENARIO_DIR, 'incidents'))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => basename(f, '.yaml'))
+    .sort();
+  for (const incident of incidents) {
+    const inputs = corpusFolderInputs(BUNDLED_SCENARIO_DIR, incident);
+    const full = readCorpusFiles([BUNDLED_SCENARIO_DIR], incident);
+    const loaded = { incident: full.incident, entries: full.entries.map(({ name, scenario }) => ({ name, scenario })) };
+    write(artifactName('corpus', inputs.digest), encodeCorpusArtifact(inputs, loaded));
+    // JSON holds no undefined, Date or Map: a result it cannot carry exactly fails here, not in a run.
+    const back = precompiledCorpus(inputs, outDir);
+    if ('rejected' in back || !isDeepStrictEqual(back.loaded, loaded)) {
+      throw new Error(`the corpus artifact of incident ${incident} does not load back to what the loader read`);
+    }
+    const options = { dir: null, incident, transforms: null } as const;
+    clearScenarioCache();
+    const fromArtifact = loadCorpus({ ...options, precompiledDir: outDir });
+    const fromFiles = loadCorpus({ ...options, precompiledDir: null });
+    if (
+      fromArtifact.loadedFrom !== 'artifact' ||
+      !isDeepStrictEqual({ ...fromArtifact, loadedFrom: null }, { ...fromFiles, loadedFrom: null })
+    ) {
+      throw new Error(`the corpus of incident ${incident} loads differently from its artifact`);
+    }
+  }
+
+  const removed: string[] = [];
+  for (const name of readdirSync(outDir)) {
+    if (ARTIFACT_FILE.test(name) && !written.includes(name)) {
+      rmSync(join(outDir, name), { force: true });
+      removed.push(name);
+    }
+  }
+  return { written, removed };
+}
