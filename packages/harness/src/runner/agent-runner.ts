@@ -185,11 +185,38 @@ export class AgentRunner {
   ): Promise<AgentOutput | 'cancelled'> {
     if (runSignal?.aborted) return 'cancelled';
     const ctrl = new AbortController();
-    const onRunAbort = () => ctrl.abort(new CaseAborted('cancelled'));
+    let settle: (value: AgentOutput | 'cancelled') => void = () => {};
+    const settled = new Promise<AgentOutput | 'cancelled'>((resolve) => {
+      settle = resolve;
+    });
+    let done = false;
+    const finish = (value: AgentOutput | 'cancelled') => {
+      if (done) return;
+      done = true;
+      settle(value);
+    };
+    // Only this method aborts `ctrl` (run cancelled, or timeout), so each path settles the call itself, without a
+    // listener on the controller; a reply arriving after the abort is ignored, `finish` has already settled.
+    const onRunAbort = () => {
+      ctrl.abort(new CaseAborted('cancelled'));
+      finish('cancelled');
+    };
     runSignal?.addEventListener('abort', onRunAbort, { once: true });
     const timer =
       timeoutS && timeoutS > 0
-        ? setTimeout(() => ctrl.abort(new CaseAborted('timeout')), Math.ceil(timeoutS * 1000))
+        ? setTimeout(
+            () => {
+              ctrl.abort(new CaseAborted('timeout'));
+              finish(
+                AgentOutput.parse({
+                  error: `timed out after ${timeoutS}s`,
+                  latency: timeoutS,
+                  metadata: { timed_out: true },
+                }),
+              );
+            },
+            Math.ceil(timeoutS * 1000),
+          )
         : undefined;
     const ctx: RunContext = {
       signal: ctrl.signal,
@@ -200,42 +227,17 @@ export class AgentRunner {
       ...(traceparent ? { traceparent } : {}),
     };
     try {
-      return await new Promise<AgentOutput | 'cancelled'>((settle) => {
-        let settled = false;
-        const finish = (value: AgentOutput | 'cancelled') => {
-          if (settled) return;
-          settled = true;
-          settle(value);
-        };
-        // A reply arriving after the abort is ignored: `finish` has already settled.
-        ctrl.signal.addEventListener(
-          'abort',
-          () => {
-            const why = ctrl.signal.reason instanceof CaseAborted ? ctrl.signal.reason.message : 'cancelled';
-            if (why === 'timeout') {
-              finish(
-                AgentOutput.parse({
-                  error: `timed out after ${timeoutS}s`,
-                  latency: timeoutS,
-                  metadata: { timed_out: true },
-                }),
-              );
-            } else finish('cancelled');
-          },
-          { once: true },
-        );
-        let pending: Promise<AgentOutput>;
-        try {
-          pending = Promise.resolve(this.#agent.run(testCase.input, ctx));
-        } catch (err) {
-          finish(agentThrew(err));
-          return;
-        }
-        pending.then(
-          (raw) => finish(normaliseOutput(raw)),
-          (err) => finish(agentThrew(err)),
-        );
-      });
+      let pending: Promise<AgentOutput>;
+      try {
+        pending = Promise.resolve(this.#agent.run(testCase.input, ctx));
+      } catch (err) {
+        pending = Promise.reject(err);
+      }
+      pending.then(
+        (raw) => finish(normaliseOutput(raw)),
+        (err) => finish(agentThrew(err)),
+      );
+      return await settled;
     } finally {
       if (timer) clearTimeout(timer);
       runSignal?.removeEventListener('abort', onRunAbort);

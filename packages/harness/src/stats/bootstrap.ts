@@ -84,13 +84,16 @@ export function bootstrapRatio(
   const rand = seededRandom(seed);
   const stats = new Float64Array(iterations);
   let kept = 0;
+  // The hot loop (2 million draws for 1,000 cases) indexes the typed arrays directly: `pick` is in [0, k) by
+  // construction, and the generic itemAt, called with many element types across the bundle, is not inlined here
+  // (4x slower). `?? 0` only satisfies the index type; it never applies.
   for (let b = 0; b < iterations; b++) {
     let s = 0;
     let c = 0;
     for (let j = 0; j < k; j++) {
       const pick = Math.floor(rand() * k);
-      s += itemAt(sums, pick);
-      c += itemAt(counts, pick);
+      s += sums[pick] ?? 0;
+      c += counts[pick] ?? 0;
     }
     if (c > 0) stats[kept++] = s / c;
   }

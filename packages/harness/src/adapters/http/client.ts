@@ -346,23 +346,45 @@ export class HttpAgent implements Agent {
     return null;
   }
 
-  async #readLimited(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number, truncate: boolean) {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > limit) {
-        if (truncate) {
-          chunks.push(chunk.subarray(0, chunk.length - (size - limit)));
+  /**
+   * The body as text, at most `limit` bytes: past it the rest is cut off (`truncate`) or the read fails with
+   * ResponseTooLarge. Read through 'data' events rather than an async iterator: that iterator's promise per chunk and
+   * set-up cost more than the rest of reading a small reply.
+   */
+  #readLimited(body: Dispatcher.ResponseData['body'], limit: number, truncate: boolean): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      const done = (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        body.off('data', onData);
+        body.off('end', onEnd);
+        body.off('close', onClose);
+        // The error listener stays: destroying the body early makes undici emit an abort error after this.
+        if (error) reject(error);
+        else resolve(Buffer.concat(chunks).toString('utf8'));
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) {
+          if (truncate) chunks.push(chunk.subarray(0, chunk.length - (size - limit)));
           body.destroy();
-          break;
+          done(truncate ? null : new ResponseTooLarge());
+          return;
         }
-        body.destroy();
-        throw new ResponseTooLarge();
-      }
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks).toString('utf8');
+        chunks.push(chunk);
+      };
+      const onEnd = () => done(null);
+      const onError = (err: unknown) => done(err);
+      // Closed before its end without an error: the reply is incomplete (what an async iterator reports too).
+      const onClose = () => done(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+      body.on('data', onData);
+      body.on('end', onEnd);
+      body.on('error', onError);
+      body.on('close', onClose);
+    });
   }
 
   #mapBody(

@@ -99,6 +99,18 @@ beforeAll(async () => {
       case '/reset':
         req.socket.destroy();
         return;
+      case '/cut-body':
+        // Half a reply, then the connection drops.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' });
+        res.write('{"output":"partial');
+        await sleep(50);
+        req.socket.destroy();
+        return;
+      case '/slow-body':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"output":"start');
+        await sleep(3000);
+        return res.end(' end"}');
       case '/sse': {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         res.write(': keep-alive comment\n\n');
@@ -294,6 +306,20 @@ describe('http adapter against a real server', () => {
     expect(bad.error).toMatch(/invalid JSON from POST/);
     const missing = await (await make({ url: `${server.url}/agent`, response: { output: '$.nope' } })).run('x', ctx());
     expect(missing.error).toMatch(/output path '\$.nope' found nothing/);
+  });
+
+  it('never scores half a reply: a body cut off or stalled past the timeout is an error', async () => {
+    const cut = await (await make({ url: `${server.url}/cut-body` })).run('x', ctx());
+    expect(cut.output).toBe('');
+    expect(cut.transient).toBe(true);
+    expect(cut.error).toMatch(/closed by the server|connection reset/);
+    const stalled = await (await make({ url: `${server.url}/slow-body`, timeout: 0.3 })).run('x', ctx());
+    expect(stalled.output).toBe('');
+    expect(stalled.error).toMatch(/within 0.3 s \(timeout\)/);
+    // An error reply's body is cut at 64 KiB for the message, and the connection stays usable afterwards.
+    const agent = await make({ url: `${server.url}/unauthorized` });
+    expect((await agent.run('x', ctx())).error).toMatch(/^HTTP 401/);
+    expect((await agent.run('x', ctx())).error).toMatch(/^HTTP 401/);
   });
 
   it('classifies connection reset and connection refused as transient', async () => {

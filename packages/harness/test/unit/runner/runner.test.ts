@@ -95,6 +95,28 @@ describe('AgentRunner', () => {
     expect(JSON.stringify(full)).not.toContain('late reply');
   });
 
+  it('a cancelled run records what finished and drops a case in flight, even one that ignores its signal', async () => {
+    let sawAbort = false;
+    const run = new AbortController();
+    const agent = {
+      async run(input: unknown, ctx: { signal: AbortSignal }) {
+        if (input === 'quick') return { output: 'quick' };
+        ctx.signal.addEventListener('abort', () => (sawAbort = true));
+        run.abort();
+        // Never answers: the runner must not wait for it.
+        return new Promise(() => {});
+      },
+    };
+    const runner = new AgentRunner(agent as never, {
+      evaluators: [{ name: 't_equals', options: {}, weight: 1 }],
+      concurrency: 1,
+    });
+    const out = await runner.run([tc('a', 'quick'), tc('b', 'hang'), tc('c', 'quick')], { signal: run.signal });
+    expect(out.state).toBe('cancelled');
+    expect(out.results.map((r) => r.test_id)).toEqual(['a']);
+    expect(sawAbort).toBe(true);
+  });
+
   it('retries outputs marked transient, then records success', async () => {
     const calls: { input: string; attempt: number }[] = [];
     const runner = new AgentRunner(scriptedAgent(calls), {

@@ -137,6 +137,40 @@ tests:
     expect(lines.some((l) => /cases\.jsonl:4:2: invalid JSON/.test(l))).toBe(true);
   });
 
+  it('runs the cases it validated: a small suite keeps them, a suite over the cache size reads its files again', async () => {
+    const files = {
+      'suite.yaml': `version: "1.0"
+name: kept
+agent: { adapter: t_agent }
+tests:
+  - file://a.jsonl
+  - file://b.jsonl
+`,
+      'a.jsonl': '{"id":"a1","input":"one"}\n{"id":"a2","input":"two"}\n',
+      'b.jsonl': '{"id":"b1","input":"three"}\n',
+    };
+    // Degenerate first: no cache at all, so a file edited after loading is read as it is now.
+    const streamed = dir(files);
+    const uncached = await loadSuite(join(streamed, 'suite.yaml'), { caseCacheBytes: 0 });
+    writeFileSync(join(streamed, 'a.jsonl'), '{"id":"a1","input":"edited"}\n');
+    expect((await all(uncached)).map((c) => `${c.id}:${String(c.input)}`)).toEqual(['a1:edited', 'b1:three']);
+
+    // Default: the cases run are the ones validated (and hashed), in file order, on every call.
+    const kept = dir(files);
+    const cached = await loadSuite(join(kept, 'suite.yaml'));
+    writeFileSync(join(kept, 'a.jsonl'), '{"id":"a1","input":"edited"}\n');
+    const first = (await all(cached)).map((c) => `${c.id}:${String(c.input)}`);
+    expect(first).toEqual(['a1:one', 'a2:two', 'b1:three']);
+    expect((await all(cached)).map((c) => `${c.id}:${String(c.input)}`)).toEqual(first);
+
+    // Only the files that fit are kept: the first fits in 60 bytes, the second would pass the total and streams.
+    const mixed = dir(files);
+    const partly = await loadSuite(join(mixed, 'suite.yaml'), { caseCacheBytes: 60 });
+    writeFileSync(join(mixed, 'a.jsonl'), '{"id":"a1","input":"edited"}\n');
+    writeFileSync(join(mixed, 'b.jsonl'), '{"id":"b1","input":"edited"}\n');
+    expect((await all(partly)).map((c) => `${c.id}:${String(c.input)}`)).toEqual(['a1:one', 'a2:two', 'b1:edited']);
+  });
+
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the test name quotes the suite syntax.
   it('interpolates ${ENV} and remembers secret values for redaction', async () => {
     const d = dir({
