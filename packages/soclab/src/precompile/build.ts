@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { CedarPolicyEngine, compileAndProve } from '../control/policy/cedar-engine.js';
 import { BUNDLED_POLICY_DIR, readPolicyFolder } from '../control/policy/folder.js';
 import { encodePolicyArtifact, precompiledPolicyFolder } from '../control/policy/precompiled.js';
@@ -29,52 +30,12 @@ export interface PrecompileResult {
  * earlier inputs are removed. Any problem in the assets fails the build with the loaders' own errors.
  */
 export function precompileBuiltInAssets(outDir: string = PRECOMPILED_DIR): PrecompileResult {
-  mkdirSync(outDir, { recursive: true });
-  const written: string[] = [];
-  const write = (name: string, text: string) => {
-    // Written whole, then renamed: a reader never sees half an artifact.
-    const temporary = join(outDir, `.${name}.${process.pid}`);
-    writeFileSync(temporary, text);
-    renameSync(temporary, join(outDir, name));
-    written.push(name);
-  };
-
-  const folder = readPolicyFolder(BUNDLED_POLICY_DIR);
-  const compiled = compileAndProve(folder);
-  write(artifactName('policies', folder.digest), encodePolicyArtifact(folder, compiled));
-  const policiesBack = precompiledPolicyFolder(folder, outDir);
-  if ('rejected' in policiesBack || !isDeepStrictEqual(policiesBack.compiled, compiled)) {
-    throw new Error(`the policy artifact does not load back to the compiled folder ${folder.dir}`);
-  }
-  const engine = CedarPolicyEngine.load({ dir: BUNDLED_POLICY_DIR, precompiledDir: outDir });
-  if (engine.compiledFrom !== 'artifact') throw new Error('Cedar does not preparse the policy artifact');
-
+  const written = [precompilePolicyFolder(BUNDLED_POLICY_DIR, outDir)];
   const incidents = readdirSync(join(BUNDLED_SCENARIO_DIR, 'incidents'))
     .filter((f) => f.endsWith('.yaml'))
     .map((f) => basename(f, '.yaml'))
     .sort();
-  for (const incident of incidents) {
-    const inputs = corpusFolderInputs(BUNDLED_SCENARIO_DIR, incident);
-    const full = readCorpusFiles([BUNDLED_SCENARIO_DIR], incident);
-    const loaded = { incident: full.incident, entries: full.entries.map(({ name, scenario }) => ({ name, scenario })) };
-    write(artifactName('corpus', inputs.digest), encodeCorpusArtifact(inputs, loaded));
-    // JSON holds no undefined, Date or Map: a result it cannot carry exactly fails here, not in a run.
-    const back = precompiledCorpus(inputs, outDir);
-    if ('rejected' in back || !isDeepStrictEqual(back.loaded, loaded)) {
-      throw new Error(`the corpus artifact of incident ${incident} does not load back to what the loader read`);
-    }
-    const options = { dir: null, incident, transforms: null } as const;
-    clearScenarioCache();
-    const fromArtifact = loadCorpus({ ...options, precompiledDir: outDir });
-    const fromFiles = loadCorpus({ ...options, precompiledDir: null });
-    if (
-      fromArtifact.loadedFrom !== 'artifact' ||
-      !isDeepStrictEqual({ ...fromArtifact, loadedFrom: null }, { ...fromFiles, loadedFrom: null })
-    ) {
-      throw new Error(`the corpus of incident ${incident} loads differently from its artifact`);
-    }
-  }
-
+  for (const incident of incidents) written.push(precompileCorpus(BUNDLED_SCENARIO_DIR, incident, outDir));
   const removed: string[] = [];
   for (const name of readdirSync(outDir)) {
     if (ARTIFACT_FILE.test(name) && !written.includes(name)) {
@@ -83,4 +44,52 @@ export function precompileBuiltInAssets(outDir: string = PRECOMPILED_DIR): Preco
     }
   }
   return { written, removed };
+}
+
+/** Written whole, then renamed: a reader never sees half an artifact. */
+function writeArtifact(outDir: string, name: string, text: string): string {
+  mkdirSync(outDir, { recursive: true });
+  const temporary = join(outDir, `.${name}.${process.pid}`);
+  writeFileSync(temporary, text);
+  renameSync(temporary, join(outDir, name));
+  return name;
+}
+
+/** Compile the policy folder `dir` in full and write its artifact to `outDir`; returns the artifact's file name. */
+export function precompilePolicyFolder(dir: string, outDir: string): string {
+  const folder = readPolicyFolder(dir);
+  const compiled = compileAndProve(folder);
+  const name = writeArtifact(outDir, artifactName('policies', folder.digest), encodePolicyArtifact(folder, compiled));
+  const back = precompiledPolicyFolder(folder, outDir);
+  if ('rejected' in back || !isDeepStrictEqual(back.compiled, compiled)) {
+    throw new Error(`the policy artifact does not load back to the compiled folder ${folder.dir}`);
+  }
+  // With the authorizer given, the engine is not cached: a later load in this process reads the artifact again.
+  const engine = CedarPolicyEngine.load({ dir, precompiledDir: outDir, authorizer: cedar.statefulIsAuthorized });
+  if (engine.compiledFrom !== 'artifact') throw new Error('Cedar does not preparse the policy artifact');
+  return name;
+}
+
+/** Load the one-folder corpus `dir` for `incident` in full and write its artifact to `outDir`; returns its name. */
+export function precompileCorpus(dir: string, incident: string, outDir: string): string {
+  const inputs = corpusFolderInputs(dir, incident);
+  const full = readCorpusFiles([dir], incident);
+  const loaded = { incident: full.incident, entries: full.entries.map(({ name, scenario }) => ({ name, scenario })) };
+  const name = writeArtifact(outDir, artifactName('corpus', inputs.digest), encodeCorpusArtifact(inputs, loaded));
+  // JSON holds no undefined, Date or Map: a result it cannot carry exactly fails here, not in a run.
+  const back = precompiledCorpus(inputs, outDir);
+  if ('rejected' in back || !isDeepStrictEqual(back.loaded, loaded)) {
+    throw new Error(`the corpus artifact of ${dir} (incident ${incident}) does not load back to what the loader read`);
+  }
+  const options = { dir, bundled: false, incident, transforms: null } as const;
+  clearScenarioCache();
+  const fromArtifact = loadCorpus({ ...options, precompiledDir: outDir });
+  const fromFiles = loadCorpus({ ...options, precompiledDir: null });
+  if (
+    fromArtifact.loadedFrom !== 'artifact' ||
+    !isDeepStrictEqual({ ...fromArtifact, loadedFrom: null }, { ...fromFiles, loadedFrom: null })
+  ) {
+    throw new Error(`the corpus of ${dir} (incident ${incident}) loads differently from its artifact`);
+  }
+  return name;
 }
