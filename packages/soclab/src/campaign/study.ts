@@ -2,7 +2,7 @@ import { join, relative, resolve } from 'node:path';
 import { type AblatableControl, CONTROL_DESCRIPTIONS } from '../control/ablation-switches.js';
 import { isLiveProvider } from '../providers/registry.js';
 import { buildScorecard, comparisonRow, type Scorecard, summarize } from '../reports/scorecard.js';
-import { type WrittenReports, writeReports } from '../reports/write.js';
+import type { WrittenReports } from '../reports/write.js';
 import { type AblationInput, type AblationReport, attributeAblations } from '../scoring/ablation-report.js';
 import { comparePaired, type PairedComparison } from '../scoring/paired.js';
 import { soclabVersion } from '../version.js';
@@ -129,6 +129,8 @@ export async function runStudy(request: StudyRequest, hooks: StudyHooks = {}): P
     version,
   });
   const baselineScorecard = baseline ? buildScorecard(baseline, { runFolder: rel(baseline.runDir), version }) : null;
+  // The report renderers (React server rendering) load only now: a study that fails earlier never pays for them.
+  const { writeReports } = await import('../reports/write.js');
   const reports = {
     main: writeReports(mainScorecard, out, request.compare ? '' : `${mode}-`),
     baseline: baselineScorecard ? writeReports(baselineScorecard, out, 'baseline-') : null,
