@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { writeExperimentFile } from '../runner/run-folder.js';
+import { copyWrittenExperiment, writeExperimentFile } from '../runner/run-folder.js';
 import { defineReporter } from './base.js';
 import { asView } from './support/text.js';
 
@@ -39,7 +39,8 @@ export const jsonReporter = defineReporter({
         }
         const target = resolve(destination);
         await mkdir(dirname(target), { recursive: true });
-        await writeExperimentFile(view, target);
+        // After a run, experiment.json already holds these bytes (unless scrubbing changed them): copy it.
+        if (!copyWrittenExperiment(view, target)) await writeExperimentFile(view, target);
         return statSync(target).size <= o.max_return_bytes ? readFileSync(target, 'utf8') : '';
       },
     };

@@ -1,4 +1,15 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { errorMessage } from '../core/errors.js';
 import { Experiment } from '../core/experiment.js';
@@ -88,6 +99,35 @@ function loadExperimentFile(path: string): ExperimentView {
 }
 
 /**
+ * Files written from a view whose scrub changed nothing: the same view written again (the json reporter after
+ * `experiment.json`) is a copy of that file, byte for byte, instead of a second pass over the journal. Kept only while
+ * the file is as written (size and modification time).
+ */
+const writtenAsIs = new WeakMap<ExperimentView, { path: string; size: number; mtimeMs: number }>();
+
+/**
+ * Write `view` to `destination` by copying a file already written from the same view with nothing scrubbed, when
+ * there is one and it is unchanged (then the bytes are exactly what writeExperimentFile would write unscrubbed).
+ * Returns false when there is none: the caller writes the file.
+ */
+export function copyWrittenExperiment(view: ExperimentView, destination: string): boolean {
+  const written = writtenAsIs.get(view);
+  if (!written) return false;
+  const now = statSync(written.path, { throwIfNoEntry: false });
+  if (!now || now.size !== written.size || now.mtimeMs !== written.mtimeMs) return false;
+  if (resolve(written.path) === resolve(destination)) return true;
+  const tmp = join(resolve(destination, '..'), `.${basename(destination)}.${process.pid}.tmp`);
+  try {
+    copyFileSync(written.path, tmp);
+    renameSync(tmp, destination);
+  } catch {
+    rmSync(tmp, { force: true });
+    return false;
+  }
+  return true;
+}
+
+/**
  * Write a view as an Experiment JSON file, streaming results one at a time (a 100,000-case run is never
  * serialised as one string). Written to a temp file and renamed, so readers never see half a file.
  */
@@ -96,6 +136,13 @@ export async function writeExperimentFile(
   destination: string,
   scrub: (text: string) => string = (t) => t,
 ): Promise<void> {
+  // Whether scrubbing changed any text: if not, this file is also the view written unscrubbed (copyWrittenExperiment).
+  let asIs = true;
+  const scrubbed = (text: string) => {
+    const out = scrub(text);
+    if (out !== text) asIs = false;
+    return out;
+  };
   const tmp = join(resolve(destination, '..'), `.${basename(destination)}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w');
   // Writes are batched into ~1 MiB chunks: one system call per chunk, not per result.
@@ -113,12 +160,12 @@ export async function writeExperimentFile(
     pendingLength = 0;
   };
   try {
-    const head = scrub(JSON.stringify(view.header, null, 2));
+    const head = scrubbed(JSON.stringify(view.header, null, 2));
     // Splice the results array in as the last key of the header object.
     put(`${head.slice(0, head.lastIndexOf('}')).trimEnd()},\n  "results": [`);
     let first = true;
     for await (const result of view.results()) {
-      put(`${first ? '\n    ' : ',\n    '}${scrub(JSON.stringify(result))}`);
+      put(`${first ? '\n    ' : ',\n    '}${scrubbed(JSON.stringify(result))}`);
       first = false;
     }
     put(first ? ']\n}\n' : '\n  ]\n}\n');
@@ -127,4 +174,8 @@ export async function writeExperimentFile(
     closeSync(fd);
   }
   renameSync(tmp, destination);
+  if (asIs) {
+    const { size, mtimeMs } = statSync(destination);
+    writtenAsIs.set(view, { path: resolve(destination), size, mtimeMs });
+  } else writtenAsIs.delete(view);
 }

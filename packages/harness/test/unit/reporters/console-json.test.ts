@@ -1,10 +1,12 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Experiment } from '../../../src/core/experiment.js';
+import { viewOf } from '../../../src/core/view.js';
 import { renderConsole } from '../../../src/reporters/console.js';
 import { jsonReporter } from '../../../src/reporters/json.js';
+import { writeExperimentFile } from '../../../src/runner/run-folder.js';
 
 function experiment(n: number, failEvery = 0) {
   return Experiment.parse({
@@ -82,5 +84,42 @@ describe('json reporter', () => {
     expect(parsed.schema_version).toBe('1');
     expect(JSON.parse(text)).toEqual(JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')));
     expect(Experiment.parse(JSON.parse(await reporter.report(exp))).id).toBe('e1');
+  });
+
+  it('after experiment.json, writes exactly the bytes it would write itself, whatever the run file became', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aeh-json-'));
+    const reporter = jsonReporter.create({ max_return_bytes: 8 * 1024 * 1024 });
+    // Reference bytes: the reporter alone, for an equal view that no run file was written from.
+    await reporter.report(viewOf(experiment(3, 2)), join(dir, 'alone.json'));
+    const alone = readFileSync(join(dir, 'alone.json'), 'utf8');
+
+    // Nothing scrubbed: the run file is the report, copied without reading the results again.
+    const inner = viewOf(experiment(3, 2));
+    let reads = 0;
+    const plain = {
+      header: inner.header,
+      results: () => {
+        reads++;
+        return inner.results();
+      },
+    };
+    await writeExperimentFile(plain, join(dir, 'experiment.json'), (t) => t);
+    expect(reads).toBe(1);
+    await reporter.report(plain, join(dir, 'report.json'));
+    expect(readFileSync(join(dir, 'report.json'), 'utf8')).toBe(alone);
+    expect(reads).toBe(1);
+
+    // The run file changed after it was written: the report is still the view's own bytes, read again.
+    appendFileSync(join(dir, 'experiment.json'), ' ');
+    await reporter.report(plain, join(dir, 'report-2.json'));
+    expect(readFileSync(join(dir, 'report-2.json'), 'utf8')).toBe(alone);
+    expect(reads).toBe(2);
+
+    // Something scrubbed from the run file: the report is not that scrubbed file, it is what it always wrote.
+    const scrubbed = viewOf(experiment(3, 2));
+    await writeExperimentFile(scrubbed, join(dir, 'experiment-s.json'), (t) => t.replaceAll('out 1', '[x]'));
+    expect(readFileSync(join(dir, 'experiment-s.json'), 'utf8')).toContain('[x]');
+    await reporter.report(scrubbed, join(dir, 'report-s.json'));
+    expect(readFileSync(join(dir, 'report-s.json'), 'utf8')).toBe(alone);
   });
 });
