@@ -26,6 +26,7 @@ import {
   type EvidenceRef,
   EvidenceRef as EvidenceRefSchema,
   type ProposalResult,
+  ProposalResult as ProposalResultSchema,
 } from '../contracts/proposals.js';
 import type { ProposalPort } from './port.js';
 import { READ_ONLY_TOOL_SPECS, responseSchema, STAGE_GOALS, SYSTEM_PROMPT, stageInstruction } from './prompts.js';
@@ -73,6 +74,17 @@ export const DEFAULT_DELEGATED_USER_ID = 'analyst-1';
 export const DEFAULT_MAX_STEPS = 12;
 
 const READ_ONLY_NAMES = new Set(READ_ONLY_TOOL_SPECS.map((t) => t.name));
+
+/** The fields of an InvestigationResult this class does not build through a schema of their own (see result()). */
+const ResultHead = InvestigationResult.unwrap().pick({
+  run_id: true,
+  trace_id: true,
+  incident_id: true,
+  status: true,
+  stages_completed: true,
+  finding: true,
+  failure_reason: true,
+});
 
 class StepLimitReached extends Error {
   override name = 'StepLimitReached';
@@ -169,21 +181,48 @@ class Investigation {
       status = e instanceof StepLimitReached ? 'incomplete' : isProviderFailure(e) ? 'errored' : 'failed';
       failure = e instanceof StepLimitReached ? e.message : `${e.name}: ${e.message}`;
     }
-    return InvestigationResult.parse({
+    return this.result(status, failure);
+  }
+
+  /**
+   * The run's InvestigationResult, equal to `InvestigationResult.parse` of its parts (a unit test holds it to that)
+   * without parsing again what was parsed as it was made: the model turns, evidence refs and proposals (each built
+   * by its own schema in this class) are taken as they are; the port's results, the finding (built from the
+   * validated reply, Finding's own rules still apply: trimmed ids) and the scalars are parsed here, once. Re-parsing
+   * every turn and proposal at the end was the largest zod cost of a run.
+   */
+  private result(status: InvestigationResult['status'], failure: string | null): InvestigationResult {
+    const head = ResultHead.parse({
       run_id: this.runId,
       trace_id: this.traceId,
       incident_id: this.o.incidentId,
       status,
       stages_completed: this.stages,
-      evidence: [...this.evidence.values()],
       finding: this.finding,
-      recommended_action: this.recommended,
-      action_result: this.actionResult,
-      proposals: this.proposals,
-      executions: this.proposals.map((p) => p.result).filter((r) => r.receipt !== null),
-      tool_outputs: this.proposals.map((p) => p.result).filter((r) => r.output !== null),
-      events: this.events,
       failure_reason: failure,
+    });
+    const parsed = new Map<ProposalResult, ProposalResult>();
+    const proposals = this.proposals.map(({ proposal, result }) => {
+      const checked = ProposalResultSchema.parse(result);
+      parsed.set(result, checked);
+      return Object.freeze({ proposal, result: checked });
+    });
+    const results = proposals.map((p) => p.result);
+    return Object.freeze({
+      run_id: head.run_id,
+      trace_id: head.trace_id,
+      incident_id: head.incident_id,
+      status: head.status,
+      stages_completed: head.stages_completed,
+      evidence: Object.freeze([...this.evidence.values()]),
+      finding: head.finding,
+      recommended_action: this.recommended,
+      action_result: this.actionResult === null ? null : (parsed.get(this.actionResult) ?? null),
+      proposals: Object.freeze(proposals),
+      executions: Object.freeze(results.filter((r) => r.receipt !== null)),
+      tool_outputs: Object.freeze(results.filter((r) => r.output !== null)),
+      events: Object.freeze([...this.events]),
+      failure_reason: head.failure_reason,
     });
   }
 
@@ -318,6 +357,8 @@ class Investigation {
       output_text: response?.output_text ?? '',
       proposed_tool: tool?.name ?? (jsonTool && jsonTool.length <= 200 ? jsonTool : null),
       validated_arguments: tool?.arguments ?? null,
+      // Given rather than defaulted: a default skips the schema's readonly(), and the result is deeply frozen.
+      evidence_refs: [],
       usage: response?.usage ?? { input_tokens: 0, output_tokens: 0, estimated: true },
       estimated_cost_usd: response?.estimated_cost_usd ?? null,
       cost_is_estimated: response?.cost_is_estimated ?? true,

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { RetryBudget } from '@aeh/harness';
 import { ProviderError } from '@aeh/models';
 import { describe, expect, it } from 'vitest';
+import { InvestigationResult } from '../../../src/contracts/investigation.js';
 import type { ActionProposal, ProposalResult } from '../../../src/contracts/proposals.js';
 import { BaselinePort } from '../../../src/modes/baseline-port.js';
 import { runInvestigation } from '../../../src/orchestrator/investigation.js';
@@ -271,5 +272,62 @@ describe('unsupported-claim detection', () => {
     });
     expect(result.recommended_action?.evidence_refs.map((r) => r.evidence_id)).toEqual(['alert']);
     expect(result.recommended_action?.rationale).toBe('no rationale given');
+  });
+});
+
+/** Every object and array in `value` is frozen (what InvestigationResult.parse gives). */
+function deeplyFrozen(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  return Object.isFrozen(value) && Object.values(value).every(deeplyFrozen);
+}
+
+describe('the investigation result is parsed once', () => {
+  it('equals what InvestigationResult.parse makes of it, deeply frozen, for complete, failed and incomplete runs', async () => {
+    const runs = [
+      await investigate(),
+      await investigate({ behavior: 'gullible' }),
+      await investigate({ script: { collect_siem: { error: 'vendor exploded' } } }),
+      await investigate({}, 3),
+    ];
+    expect(runs.map((r) => r.result.status)).toEqual(['complete', 'complete', 'failed', 'incomplete']);
+    for (const { result } of runs) {
+      expect(result).toEqual(InvestigationResult.parse(result));
+      expect(deeplyFrozen(result)).toBe(true);
+    }
+    const [complete] = runs;
+    // The action's result is the one listed with its proposal, not a second copy.
+    expect(complete!.result.action_result).toBe(complete!.result.proposals.at(-1)?.result);
+    expect(complete!.result.tool_outputs).toHaveLength(5);
+  });
+
+  it('still applies the finding contract to the reply (cited ids trimmed) and still refuses a malformed port result', async () => {
+    const { result } = await investigate({
+      script: {
+        form_finding: {
+          structured: {
+            summary: 's',
+            claims: [{ text: 'c', evidence_ids: [' alert '] }],
+            techniques: [],
+            confidence: 0.5,
+          },
+        },
+      },
+    });
+    // Not issued under that spelling, so unsupported; stored trimmed, as the Finding contract says.
+    expect(result.finding?.claims[0]).toEqual({ text: 'c', evidence_ids: ['alert'], supported: false });
+
+    const sim = createSimulator({ enforceScope: false, runId: 'run-1' });
+    const baseline = new BaselinePort(sim);
+    const lying: ProposalPort = {
+      propose: async (p) => ({ ...(await baseline.propose(p)), status: 'teleported' }) as unknown as ProposalResult,
+    };
+    await expect(
+      runInvestigation({
+        incidentId: sim.incidentId,
+        alert: structuredClone(sim.incident),
+        provider: new MockAdversaryProvider(),
+        port: lying,
+      }),
+    ).rejects.toThrow(/status/);
   });
 });
