@@ -6,12 +6,13 @@
  * Same-run baselines: the same suite with the in-process echo adapter (harness without HTTP) and `harness --version`.
  * Run `npx tsc -b packages/models packages/harness` first.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { itemAt } from '../packages/harness/src/core/item-at.js';
+import { startLoopbackHttpAgent } from './support/loopback-http-agent.js';
 
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'packages/harness/bin/harness.js');
@@ -42,27 +43,6 @@ function writeSuite(name: string, agent: string, file = 'cases.jsonl'): string {
     `version: "1.0"\nname: ${name}\n${agent}\nevaluators: [contains]\nmetrics: [success_rate, latency]\ntests: file://${file}\n`,
   );
   return path;
-}
-
-/** Start the example agent with a fixed answer latency; resolves with its URL. */
-async function startAgent(latencyMs: number): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [join(root, 'examples/http-agent/server.mjs'), '--port', '0', '--latency', String(latencyMs)],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stdout?.on('data', (c: Buffer) => {
-      text += c.toString();
-      const m = /listening on (\S+)/.exec(text);
-      if (m) resolve(itemAt(m, 1));
-    });
-    child.on('exit', (code) => reject(new Error(`agent exited with ${code}`)));
-  });
-  return { url, child };
 }
 
 interface Figures {
@@ -123,7 +103,7 @@ console.log(
 );
 
 for (const latency of [20, 100]) {
-  const agent = await startAgent(latency);
+  const agent = await startLoopbackHttpAgent(latency);
   try {
     const httpAgent = `agent:\n  adapter: http\n  options:\n    url: ${agent.url}/ask\n    body: { question: "{{input}}" }\n    response: { output: $.answer, tool_calls: "$.steps[*]", usage: $.usage }`;
     const suite = writeSuite(`http-${latency}ms`, httpAgent);
@@ -171,7 +151,7 @@ for (const latency of [20, 100]) {
       }
     }
   } finally {
-    agent.child.kill();
+    agent.stop();
   }
 }
 rmSync(out, { recursive: true, force: true });

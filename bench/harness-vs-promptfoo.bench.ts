@@ -227,7 +227,7 @@ const promptfooVersion = /^\d+\.\d+\.\d+/.exec(
   firstLine(process.execPath, [promptfooBin, '--version'], work, promptfooEnv),
 )?.[0];
 const harnessVersion = firstLine(process.execPath, [harnessBin, '--version']);
-const commit = firstLine('git', ['rev-parse', '--short', 'HEAD']);
+const commit = firstLine('git', ['rev-parse', '--short', 'HEAD']) || '(not a git checkout)';
 const dirty = firstLine('git', ['status', '--porcelain', '--', 'packages']) !== '';
 // bin/harness.js prefers the esbuild bundle while it is newer than the tsc builds; measure what users get.
 const mtime = (p: string) => statSync(join(root, p), { throwIfNoEntry: false })?.mtimeMs ?? Number.NaN;
