@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { SqliteHandle } from './indexer.js';
 import type { StoreDialect } from './json.js';
 import type { StoreDatabase } from './schema.js';
 
@@ -58,6 +59,13 @@ const PG_NUMERIC = 1700;
 
 /** Open a Kysely instance on the target. Drivers load lazily so CLI start-up stays fast. */
 export async function openKysely(target: StoreTarget): Promise<Kysely<StoreDatabase>> {
+  return (await openStoreConnection(target)).db;
+}
+
+/** A Kysely instance on the target, and for SQLite the better-sqlite3 connection it runs on (for prepared statements). */
+export async function openStoreConnection(
+  target: StoreTarget,
+): Promise<{ db: Kysely<StoreDatabase>; sqlite: SqliteHandle | undefined }> {
   if (target.dialect === 'postgres') {
     const pg = (await import('pg')).default;
     const pool = new pg.Pool({
@@ -75,7 +83,7 @@ export async function openKysely(target: StoreTarget): Promise<Kysely<StoreDatab
     // An idle client dropped by the server (restart, admin kill) must not crash a long-running viewer;
     // the next query checks out a fresh connection or fails with a proper error.
     pool.on('error', () => {});
-    return new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) });
+    return { db: new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) }), sqlite: undefined };
   }
   const Database = (await import('better-sqlite3')).default;
   if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
@@ -84,7 +92,7 @@ export async function openKysely(target: StoreTarget): Promise<Kysely<StoreDatab
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('busy_timeout = 15000');
   sqlite.pragma('synchronous = NORMAL');
-  return new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db: new Kysely<StoreDatabase>({ dialect: new SqliteDialect({ database: sqlite }) }), sqlite };
 }
 
 /** The default SQLite index path for a runs folder. */

@@ -13,6 +13,71 @@ type Db = Kysely<StoreDatabase> | Transaction<StoreDatabase>;
 export interface StoreContext {
   readonly db: Kysely<StoreDatabase>;
   readonly codec: JsonCodec;
+  /**
+   * The SQLite connection under `db`, when the store is SQLite: case rows are then inserted through prepared
+   * statements on it (inside the same transaction) instead of a query built and compiled by Kysely per batch.
+   */
+  readonly sqlite?: SqliteHandle | undefined;
+}
+
+/** What the indexer uses of a better-sqlite3 Database. */
+export interface SqliteHandle {
+  prepare(source: string): { run(...params: unknown[]): unknown };
+}
+
+const CASE_RESULT_COLUMNS = [
+  'experiment_id',
+  'test_id',
+  'repeat',
+  'seq',
+  'test_name',
+  'status',
+  'score',
+  'duration',
+  'attempts',
+  'cost',
+  'input_tokens',
+  'output_tokens',
+  'error',
+  'started_at',
+  'finished_at',
+  'result',
+] as const;
+
+const insertSql = (table: string, columns: readonly string[]) =>
+  `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`;
+
+interface CaseStatements {
+  result: { run(...params: unknown[]): unknown };
+  evaluation: { run(...params: unknown[]): unknown };
+  tag: { run(...params: unknown[]): unknown };
+}
+
+// Prepared once per connection; the handle outlives every transaction on it.
+const caseStatements = new WeakMap<SqliteHandle, CaseStatements>();
+
+function statementsFor(sqlite: SqliteHandle): CaseStatements {
+  let s = caseStatements.get(sqlite);
+  if (!s) {
+    s = {
+      result: sqlite.prepare(insertSql('case_results', CASE_RESULT_COLUMNS)),
+      evaluation: sqlite.prepare(
+        insertSql('case_evaluations', [
+          'experiment_id',
+          'test_id',
+          'repeat',
+          'idx',
+          'evaluator',
+          'score',
+          'passed',
+          'error',
+        ]),
+      ),
+      tag: sqlite.prepare(insertSql('case_tags', ['experiment_id', 'test_id', 'repeat', 'tag', 'passed'])),
+    };
+    caseStatements.set(sqlite, s);
+  }
+  return s;
 }
 
 /** Thrown when a path holds no run (no journal, no experiment JSON). */
@@ -99,31 +164,69 @@ async function deleteCaseKeys(db: Db, id: string, results: readonly TestCaseResu
   }
 }
 
-async function insertResults(db: Db, codec: JsonCodec, id: string, positioned: readonly Positioned[]): Promise<void> {
+/** The case_results row of a result (the same values whichever way it is inserted). */
+function caseRow(codec: JsonCodec, id: string, r: TestCaseResult, seq: number) {
+  return {
+    experiment_id: id,
+    test_id: codec.text(r.test_id),
+    repeat: r.repeat,
+    seq,
+    test_name: codec.text(r.test_name),
+    status: r.status,
+    score: r.score,
+    duration: r.duration,
+    attempts: r.attempts,
+    cost: r.output.cost,
+    input_tokens: r.output.usage?.input_tokens ?? null,
+    output_tokens: r.output.usage?.output_tokens ?? null,
+    error: codec.textOrNull(r.output.error),
+    started_at: r.started_at ?? null,
+    finished_at: r.finished_at ?? null,
+    result: codec.encode(r),
+  };
+}
+
+async function insertResults(
+  db: Db,
+  codec: JsonCodec,
+  id: string,
+  positioned: readonly Positioned[],
+  sqlite?: SqliteHandle,
+): Promise<void> {
   if (positioned.length === 0) return;
   const results = positioned.map((p) => p.result);
+  if (sqlite) {
+    // Same rows, same order as the Kysely path below; `db` is a transaction on this very connection.
+    const st = statementsFor(sqlite);
+    for (const { result: r, seq } of positioned) {
+      const row = caseRow(codec, id, r, seq);
+      st.result.run(...CASE_RESULT_COLUMNS.map((c) => row[c] ?? null));
+    }
+    for (const r of results) {
+      const testId = codec.text(r.test_id);
+      r.evaluations.forEach((e, idx) => {
+        st.evaluation.run(
+          id,
+          testId,
+          r.repeat,
+          idx,
+          codec.text(e.evaluator),
+          e.score,
+          e.passed ? 1 : 0,
+          e.error ? 1 : 0,
+        );
+      });
+    }
+    for (const r of results) {
+      const testId = codec.text(r.test_id);
+      for (const tag of new Set(r.tags))
+        st.tag.run(id, testId, r.repeat, codec.text(tag), r.status === 'passed' ? 1 : 0);
+    }
+    return;
+  }
   await db
     .insertInto('case_results')
-    .values(
-      positioned.map(({ result: r, seq }) => ({
-        experiment_id: id,
-        test_id: codec.text(r.test_id),
-        repeat: r.repeat,
-        seq,
-        test_name: codec.text(r.test_name),
-        status: r.status,
-        score: r.score,
-        duration: r.duration,
-        attempts: r.attempts,
-        cost: r.output.cost,
-        input_tokens: r.output.usage?.input_tokens ?? null,
-        output_tokens: r.output.usage?.output_tokens ?? null,
-        error: codec.textOrNull(r.output.error),
-        started_at: r.started_at ?? null,
-        finished_at: r.finished_at ?? null,
-        result: codec.encode(r),
-      })),
-    )
+    .values(positioned.map(({ result: r, seq }) => caseRow(codec, id, r, seq)))
     .execute();
   const evaluations = results.flatMap((r) =>
     r.evaluations.map((e, idx) => ({
@@ -267,7 +370,7 @@ async function indexExperimentFile(ctx: StoreContext, source: RunSource, file: s
       .insertInto('experiments')
       .values(headerRow(ctx.codec, header, source.location))
       .execute();
-    for (const part of chunks(unique, RESULT_BATCH)) await insertResults(trx, ctx.codec, header.id, part);
+    for (const part of chunks(unique, RESULT_BATCH)) await insertResults(trx, ctx.codec, header.id, part, ctx.sqlite);
     await writeMetrics(trx, ctx.codec, header.id, header.metrics);
     await refreshCounters(trx, header.id);
   });
@@ -306,7 +409,7 @@ async function indexJournalFull(ctx: StoreContext, source: RunSource, journal: s
           unique.filter((p) => seen.has(resultKey(p.result))).map((p) => p.result),
         );
         for (const p of unique) seen.add(resultKey(p.result));
-        await insertResults(trx, codec, header.id, unique);
+        await insertResults(trx, codec, header.id, unique, ctx.sqlite);
         written += unique.length;
         pending = [];
       };
@@ -398,7 +501,7 @@ async function indexJournalTail(
         row.id,
         unique.map((p) => p.result),
       );
-      await insertResults(trx, codec, row.id, unique);
+      await insertResults(trx, codec, row.id, unique, ctx.sqlite);
       written += unique.length;
     }
     await trx

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { errorMessage } from '../core/errors.js';
 import type { TestCaseResult } from '../core/result.js';
 import type { ExperimentView } from '../core/view.js';
-import { openKysely, resolveStoreTarget, type StoreTarget, type StoreTargetOptions } from './connect.js';
+import { openStoreConnection, resolveStoreTarget, type StoreTarget, type StoreTargetOptions } from './connect.js';
 import {
   type IndexOutcome,
   type IndexRunOptions,
@@ -10,6 +10,7 @@ import {
   type RebuildOptions,
   rebuildIndex,
   removeFromIndex,
+  type SqliteHandle,
   type StoreContext,
   type SyncOutcome,
   syncIndex,
@@ -64,21 +65,22 @@ export class RunStore {
     readonly target: StoreTarget,
     readonly db: Kysely<StoreDatabase>,
     readonly codec: JsonCodec,
+    sqlite?: SqliteHandle,
   ) {
-    this.#ctx = { db, codec };
+    this.#ctx = { db, codec, sqlite };
   }
 
   /** Open (and migrate) the store described by `options`. */
   static async open(options: StoreTargetOptions = {}): Promise<RunStore> {
     const target = resolveStoreTarget(options);
-    const db = await openKysely(target);
+    const { db, sqlite } = await openStoreConnection(target);
     try {
       await migrateStore(db as unknown as Kysely<unknown>, target.dialect);
     } catch (err) {
       await db.destroy().catch(() => {});
       throw new StoreOpenError(target, err);
     }
-    return new RunStore(target, db, jsonCodec(target.dialect));
+    return new RunStore(target, db, jsonCodec(target.dialect), sqlite);
   }
 
   indexRun(path: string, options?: IndexRunOptions): Promise<IndexOutcome> {
