@@ -1,6 +1,6 @@
 /**
  * CLI cold start: median wall time of `harness --version`, `harness list-plugins` and a 1-case `harness run`
- * (echo agent, console + JSON reports, run index), against a bare `node -e 0` in the same run (so the ratio is
+ * (echo agent, console + JSON reports, run index in the bench's temporary folder), against a bare `node -e 0` in the same run (so the ratio is
  * meaningful on a noisy machine). The commands are alternated round by round, so load changes hit them alike.
  * Targets: --version <= 150 ms, list-plugins <= 300 ms, 1-case run <= 3x node -e 0. Uses the compiled CLI (npm run
  * build first: the bin runs the bundled CLI, scripts/build-bundles.mjs); the 1-case run is also timed through the tsc
@@ -27,7 +27,19 @@ const commands: Record<string, () => string[]> = {
   baseline: () => ['-e', '0'],
   version: () => [bin, '--version'],
   plugins: () => [bin, 'list-plugins'],
-  oneCase: () => [bin, 'run', join(dir, 'one.yaml'), '--out', join(dir, `run-${runNo++}`), '--format', 'console,json'],
+  // The run index is the bench's own (in its temporary folder), not the repository's runs/index.sqlite, which grows
+  // with every run on the machine.
+  oneCase: () => [
+    bin,
+    'run',
+    join(dir, 'one.yaml'),
+    '--out',
+    join(dir, `run-${runNo++}`),
+    '--runs-dir',
+    dir,
+    '--format',
+    'console,json',
+  ],
   // The same run through the tsc output (what the bin runs when the bundle is missing or stale).
   oneCaseTsc: () => [
     join(root, 'packages/harness/dist/cli/main.js'),
@@ -35,6 +47,8 @@ const commands: Record<string, () => string[]> = {
     join(dir, 'one.yaml'),
     '--out',
     join(dir, `run-${runNo++}`),
+    '--runs-dir',
+    dir,
     '--format',
     'console,json',
   ],

@@ -4,6 +4,7 @@
  * Targets at 20 ms latency and concurrency 16: wall time, process start to exit, <= 2.5 s (ideal 1.25 s);
  * peak RSS <= 150 MB; harness CPU (user+sys) per case <= 0.5 ms. Also reported: concurrency 64, 100 ms latency.
  * Same-run baselines: the same suite with the in-process echo adapter (harness without HTTP) and `harness --version`.
+ * Each run adds itself to a run index in bench/out (fresh per invocation, like a CI checkout's).
  * Run `npx tsc -b packages/models packages/harness` first.
  */
 import { spawnSync } from 'node:child_process';
@@ -75,6 +76,10 @@ function run(suite: string, concurrency: number, tag: string): Figures {
     String(concurrency),
     '--out',
     join(out, `run-${tag}-${Math.random().toString(36).slice(2, 8)}`),
+    // The run index of this bench's own runs (fresh each invocation, as in a CI checkout), not the repository's
+    // runs/index.sqlite, which grows with every run on the machine and made figures drift between invocations.
+    '--runs-dir',
+    out,
     '--format',
     'console,json',
   ]);
