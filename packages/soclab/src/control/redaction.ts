@@ -21,6 +21,11 @@ const toHex = (s: string): string => Buffer.from(s, 'utf8').toString('hex');
 interface CompiledPattern {
   readonly pattern: string;
   readonly matchers: readonly { encoding: LeakEncoding; regex: RegExp }[];
+  /**
+   * One regex (not global, so no lastIndex state) that matches a string exactly when one of `matchers` does: most
+   * strings hold no canary, and one scan rules out all three encodings (the hex one spelled case by case).
+   */
+  readonly any: RegExp;
 }
 
 const compiledCache = new Map<string, CompiledPattern>();
@@ -46,7 +51,12 @@ export function compilePattern(pattern: string): CompiledPattern {
   if (prefix.length >= 4) {
     matchers.push({ encoding: 'hex', regex: new RegExp(`${toHex(prefix)}[0-9a-f]*`, 'gi') });
   }
-  const compiled = Object.freeze({ pattern, matchers: Object.freeze(matchers) });
+  // The hex prefix in either case, as the `i` flag matches it; the digits after it may be none, so they add nothing.
+  const anyHex = prefix.length >= 4 ? [toHex(prefix).replace(/[a-f]/g, (c) => `[${c}${c.toUpperCase()}]`)] : [];
+  const any = new RegExp(
+    [...matchers.filter((m) => m.encoding !== 'hex').map((m) => m.regex.source), ...anyHex].join('|'),
+  );
+  const compiled = Object.freeze({ pattern, matchers: Object.freeze(matchers), any });
   compiledCache.set(pattern, compiled);
   return compiled;
 }
@@ -55,7 +65,9 @@ export function compilePattern(pattern: string): CompiledPattern {
 export function redactText(text: string, patterns: readonly string[] = DEFAULT_CANARY_PATTERNS): string {
   let out = text;
   for (const p of patterns) {
-    for (const { regex } of compilePattern(p).matchers) {
+    const compiled = compilePattern(p);
+    if (!compiled.any.test(out)) continue;
+    for (const { regex } of compiled.matchers) {
       regex.lastIndex = 0;
       out = out.replace(regex, REDACTED);
     }
@@ -73,7 +85,8 @@ function redactValue(value: unknown, patterns: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((v) => redactValue(v, patterns));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[redactText(k, patterns)] = redactValue(v, patterns);
+    const record = value as Record<string, unknown>;
+    for (const k of Object.keys(record)) out[redactText(k, patterns)] = redactValue(record[k], patterns);
     return out;
   }
   return value;
@@ -154,16 +167,26 @@ export function findLeaks(value: unknown, options: LeakScanOptions): LeakFinding
       Object.freeze({ sink: options.sink, encoding, canary, path, where: options.where ?? null }) as LeakFinding,
     );
   };
-  for (const [path, text] of walkStrings(value)) {
+  const anyPattern = patterns.map((p) => compilePattern(p).any);
+  // The strings of `value` with their paths, in walkStrings order, without a generator.
+  const scan = (text: string, path: string): void => {
+    // Lower-cased once per string, and only for a case-insensitive form.
+    let lower: string | undefined;
+    const lowered = (): string => {
+      if (lower === undefined) lower = text.toLowerCase();
+      return lower;
+    };
     let exactHit = false;
-    forms.forEach((secretForm, i) => {
-      for (const form of secretForm) {
-        if (stringHas(text, form)) {
+    for (let i = 0; i < forms.length; i++) {
+      for (const form of forms[i] ?? []) {
+        const hit = form.caseInsensitive ? lowered().includes(form.needle) : text.includes(form.needle);
+        if (hit) {
           add(path, `canary[${i}]`, form.encoding);
           exactHit = true;
         }
       }
-    });
+    }
+    if (!anyPattern.some((any) => any.test(text))) return;
     for (const { pattern, encoding, regex } of matchers) {
       regex.lastIndex = 0;
       if (!regex.test(text)) continue;
@@ -171,6 +194,20 @@ export function findLeaks(value: unknown, options: LeakScanOptions): LeakFinding
       if (exactHit && found.some((f) => f.path === path && f.encoding === encoding)) continue;
       add(path, pattern, encoding);
     }
-  }
+  };
+  const walk = (node: unknown, path: string): void => {
+    if (typeof node === 'string') scan(node, path);
+    else if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) walk(node[i], path ? `${path}.${i}` : String(i));
+    } else if (node !== null && typeof node === 'object') {
+      const record = node as Record<string, unknown>;
+      for (const k of Object.keys(record)) {
+        const child = path ? `${path}.${k}` : k;
+        scan(k, `${child}#key`);
+        walk(record[k], child);
+      }
+    }
+  };
+  walk(value, '');
   return found;
 }

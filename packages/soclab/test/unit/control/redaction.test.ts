@@ -1,11 +1,15 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  compilePattern,
   containsEncodedSecret,
   containsSecret,
   findLeaks,
   REDACTED,
   redact,
   redactText,
+  secretForms,
+  walkStrings,
 } from '../../../src/control/redaction.js';
 
 const secret = 'CANARY-SECRET-001-0a1b2c3d4e5f';
@@ -58,5 +62,86 @@ describe('canary redaction', () => {
       { sink: 'report', encoding: 'literal', canary: 'CANARY-SECRET-*', path: 't', where: null },
     ]);
     expect(JSON.stringify(leaks)).not.toContain(secret);
+  });
+});
+
+describe('redaction fast paths give what the plain algorithm gives', () => {
+  /** The plain algorithm: every matcher replaced in turn; every string of walkStrings checked against every form. */
+  const plainRedact = (text: string, patterns: readonly string[]) =>
+    patterns.reduce(
+      (out, p) =>
+        compilePattern(p).matchers.reduce(
+          (o, { regex }) => o.replace(new RegExp(regex.source, regex.flags), REDACTED),
+          out,
+        ),
+      text,
+    );
+  function plainLeaks(value: unknown, secrets: string[], patterns: readonly string[]) {
+    const found: { encoding: string; canary: string; path: string }[] = [];
+    const add = (path: string, canary: string, encoding: string) => {
+      if (!found.some((f) => f.path === path && f.canary === canary && f.encoding === encoding)) {
+        found.push({ encoding, canary, path });
+      }
+    };
+    for (const [path, text] of walkStrings(value)) {
+      let exact = false;
+      secrets.forEach((s, i) => {
+        for (const f of secretForms(s)) {
+          if (f.caseInsensitive ? text.toLowerCase().includes(f.needle) : text.includes(f.needle)) {
+            add(path, `canary[${i}]`, f.encoding);
+            exact = true;
+          }
+        }
+      });
+      for (const p of patterns) {
+        for (const { encoding, regex } of compilePattern(p).matchers) {
+          if (!new RegExp(regex.source, regex.flags).test(text)) continue;
+          if (exact && found.some((f) => f.path === path && f.encoding === encoding)) continue;
+          add(path, p, encoding);
+        }
+      }
+    }
+    return found;
+  }
+
+  it('on strings and structures holding canaries literally, in base64, in hex of either case, cut or not', () => {
+    const patterns = ['CANARY-SECRET-*', 'TOKEN*', 'KEY'];
+    const canary = fc.constantFrom(secret, 'CANARY-SECRET-9', 'TOKENabc', 'KEY', 'CANARY-SECRET-');
+    const encoded = fc
+      .tuple(canary, fc.constantFrom('literal', 'base64', 'hex', 'HEX'), fc.nat(40))
+      .map(([c, how, cut]) => {
+        const text = how === 'literal' ? c : how === 'base64' ? b64(c) : how === 'hex' ? hex(c) : hex(c).toUpperCase();
+        return text.slice(0, Math.max(cut, 3));
+      });
+    const text = fc
+      .array(fc.oneof(fc.string({ maxLength: 6 }), encoded, fc.constantFrom('', '.', 'x', '[REDACTED]')), {
+        maxLength: 5,
+      })
+      .map((parts) => parts.join(''));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.integer(),
+        fc.constant(null),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(fc.oneof(text, fc.constantFrom('', 'a')), tie('node'), { maxKeys: 3 }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(redactText(t, patterns)).toBe(plainRedact(t, patterns));
+      }),
+      { seed: 22, numRuns: 1000 },
+    );
+    fc.assert(
+      fc.property(value, fc.subarray([secret, 'TOKENabc']), (v, secrets) => {
+        const leaks = findLeaks(v, { sink: 'report', secrets, patterns });
+        expect(leaks.map(({ encoding, canary, path }) => ({ encoding, canary, path }))).toEqual(
+          plainLeaks(v, secrets, patterns),
+        );
+      }),
+      { seed: 22, numRuns: 500 },
+    );
   });
 });
