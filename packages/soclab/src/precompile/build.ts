@@ -46,6 +46,15 @@ export function precompileBuiltInAssets(outDir: string = PRECOMPILED_DIR): Preco
   return { written, removed };
 }
 
+/**
+ * Equal values that also serialize alike (key order included: reports and evidence serialize these objects). JSON
+ * holds no undefined, Date or Map: a result it cannot carry exactly fails the build here, never a run.
+ */
+function identical(a: unknown, b: unknown): boolean {
+  const json = (value: unknown) => JSON.stringify(value, (_key, v: unknown) => (v instanceof Map ? [...v] : v));
+  return isDeepStrictEqual(a, b) && json(a) === json(b);
+}
+
 /** Written whole, then renamed: a reader never sees half an artifact. */
 function writeArtifact(outDir: string, name: string, text: string): string {
   mkdirSync(outDir, { recursive: true });
@@ -61,7 +70,7 @@ export function precompilePolicyFolder(dir: string, outDir: string): string {
   const compiled = compileAndProve(folder);
   const name = writeArtifact(outDir, artifactName('policies', folder.digest), encodePolicyArtifact(folder, compiled));
   const back = precompiledPolicyFolder(folder, outDir);
-  if ('rejected' in back || !isDeepStrictEqual(back.compiled, compiled)) {
+  if ('rejected' in back || !identical(back.compiled, compiled)) {
     throw new Error(`the policy artifact does not load back to the compiled folder ${folder.dir}`);
   }
   // With the authorizer given, the engine is not cached: a later load in this process reads the artifact again.
@@ -76,9 +85,8 @@ export function precompileCorpus(dir: string, incident: string, outDir: string):
   const full = readCorpusFiles([dir], incident);
   const loaded = { incident: full.incident, entries: full.entries.map(({ name, scenario }) => ({ name, scenario })) };
   const name = writeArtifact(outDir, artifactName('corpus', inputs.digest), encodeCorpusArtifact(inputs, loaded));
-  // JSON holds no undefined, Date or Map: a result it cannot carry exactly fails here, not in a run.
   const back = precompiledCorpus(inputs, outDir);
-  if ('rejected' in back || !isDeepStrictEqual(back.loaded, loaded)) {
+  if ('rejected' in back || !identical(back.loaded, loaded)) {
     throw new Error(`the corpus artifact of ${dir} (incident ${incident}) does not load back to what the loader read`);
   }
   const options = { dir, bundled: false, incident, transforms: null } as const;
@@ -87,7 +95,7 @@ export function precompileCorpus(dir: string, incident: string, outDir: string):
   const fromFiles = loadCorpus({ ...options, precompiledDir: null });
   if (
     fromArtifact.loadedFrom !== 'artifact' ||
-    !isDeepStrictEqual({ ...fromArtifact, loadedFrom: null }, { ...fromFiles, loadedFrom: null })
+    !identical({ ...fromArtifact, loadedFrom: null }, { ...fromFiles, loadedFrom: null })
   ) {
     throw new Error(`the corpus of ${dir} (incident ${incident}) loads differently from its artifact`);
   }

@@ -114,5 +114,6 @@ export function precompiledCorpus(
   precompiledDebug('corpus (%s): from %s', inputs.incident, opened.file);
   // The payload is what the full load produced from these exact files (checked at build time, see
   // src/precompile/build.ts), so its scenarios are not validated again; the shape check above catches a damaged file.
-  return { loaded: payload.data as unknown as LoadedCorpusFiles, file: opened.file };
+  // Its own objects, not zod's output, which would rebuild them in the shape's key order.
+  return { loaded: opened.payload as LoadedCorpusFiles, file: opened.file };
 }

@@ -100,7 +100,10 @@ export function precompiledPolicyFolder(
   if (!payload.success) return reject(`${opened.file}: payload has the wrong shape`);
   const metas = new Map<string, PolicyMeta>();
   const texts: Record<string, string> = {};
-  for (const p of payload.data.policies) {
+  // The validated payload's own objects (zod's output would rebuild them in its key order): a meta serializes
+  // exactly as the full load's.
+  const stored = (opened.payload as PolicyPayload).policies;
+  for (const p of stored) {
     // The folder's own file names only (the digest covers them): a position never points outside it.
     if (!folder.policies.some((f) => basename(f.path) === p.file) || metas.has(p.id)) {
       return reject(`${opened.file}: payload names a policy file or id it cannot`);
@@ -108,16 +111,20 @@ export function precompiledPolicyFolder(
     const effectFits = p.effect === 'forbid' ? p.decision === 'deny' : p.decision !== 'deny';
     if (!effectFits) return reject(`${opened.file}: policy ${p.id} has a decision its effect cannot`);
     const source = `${join(folder.dir, p.file)}:${p.line}:${p.col}`;
-    const common = { id: p.id, reason: p.reason, obligations: p.obligations, source };
+    // Built in the order readAnnotations builds them.
+    const { id, reason, obligations } = p;
     metas.set(
-      p.id,
+      id,
       p.effect === 'forbid'
-        ? { ...common, effect: 'forbid', decision: 'deny' }
-        : { ...common, effect: 'permit', decision: p.decision },
+        ? { id, effect: 'forbid', decision: 'deny', reason, obligations, source }
+        : { id, effect: 'permit', decision: p.decision, reason, obligations, source },
     );
-    texts[p.id] = p.text;
+    texts[id] = p.text;
   }
   if (metas.size === 0) return reject(`${opened.file}: payload has no policies`);
   precompiledDebug('policies %s: from %s', folder.dir, opened.file);
-  return { compiled: { metas, texts, schema: payload.data.schema as cedar.Schema }, file: opened.file };
+  return {
+    compiled: { metas, texts, schema: (opened.payload as PolicyPayload).schema as cedar.Schema },
+    file: opened.file,
+  };
 }

@@ -82,6 +82,8 @@ describe('precompiled scenario corpus', () => {
     const fromFiles = load(dir, null);
     expect(fromArtifact.loadedFrom).toBe('artifact');
     expect(contents(fromArtifact)).toEqual(contents(fromFiles));
+    // Key order too: reports and evidence serialize these objects.
+    expect(JSON.stringify(contents(fromArtifact))).toBe(JSON.stringify(contents(fromFiles)));
     expect(fromArtifact.all.length).toBeGreaterThan(0);
     for (const file of fromArtifact.sources.values()) expect(file.startsWith(`${dir}/`)).toBe(true);
     // Transform variants are made from the loaded scenarios, alike.

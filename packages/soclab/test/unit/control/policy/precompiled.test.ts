@@ -71,6 +71,8 @@ describe('precompiled policy folder', () => {
     expect(fromArtifact.compiledFrom).toBe('artifact');
     expect(fromFiles.compiledFrom).toBe('files');
     expect([...fromArtifact.policies.entries()]).toEqual([...fromFiles.policies.entries()]);
+    // Key order too: `soclab policy` prints these objects as JSON.
+    expect(JSON.stringify([...fromArtifact.policies])).toBe(JSON.stringify([...fromFiles.policies]));
     for (const meta of fromArtifact.policies.values())
       expect(meta.source).toMatch(new RegExp(`^${dir}/\\w+\\.cedar:\\d+:\\d+$`));
     expect(fromArtifact.version).toBe(fromFiles.version);
