@@ -75,6 +75,10 @@ interface SqliteAppendStatements {
   readonly insert: { run(row: ChainRow): unknown };
   /** Runs `fn` in one BEGIN IMMEDIATE ... COMMIT (better-sqlite3's transaction wrapper). */
   readonly inTransaction: <T>(fn: () => T) => T;
+  /** A run's rows by sequence, as the query builder's `selectAll` returns them. */
+  readonly rows: { all(runId: string): ChainRow[] };
+  readonly saveCheckpoint: { run(row: { run_id: string; events: string; updated_at: string }): unknown };
+  readonly clearCheckpoint: { run(runId: string): unknown };
 }
 
 /** The SQL-backed store (SQLite by default, PostgreSQL by URL), through Kysely. */
@@ -101,8 +105,23 @@ export class SqlEvidenceStore implements EvidenceStore {
       // IMMEDIATE takes the write lock at BEGIN, so another connection's write makes BEGIN wait (busy_timeout) or
       // fail with SQLITE_BUSY before anything was read, never halfway.
       inTransaction: <T>(fn: () => T) => sqlite.transaction(fn).immediate(),
+      rows: sqlite.prepare(
+        'select * from audit_events where run_id = ? order by sequence asc',
+      ) as SqliteAppendStatements['rows'],
+      saveCheckpoint: sqlite.prepare(
+        'insert into run_checkpoints (run_id, events, updated_at) values (@run_id, @events, @updated_at) on conflict (run_id) do update set events = @events, updated_at = @updated_at',
+      ),
+      clearCheckpoint: sqlite.prepare('delete from run_checkpoints where run_id = ?'),
     };
     return this.#sqliteStatements;
+  }
+
+  /**
+   * The prepared statements when they may be used now: on a writable SQLite connection outside a query-builder
+   * transaction (tamper tooling), which the builder's own connection lock would make this call wait for.
+   */
+  #sqliteNow(): SqliteAppendStatements | undefined {
+    return this.opened.sqlite?.inTransaction ? undefined : this.#sqliteAppend();
   }
 
   get location(): string {
@@ -209,6 +228,9 @@ export class SqlEvidenceStore implements EvidenceStore {
   }
 
   async rows(runId: string): Promise<ChainRow[]> {
+    // Every run is verified when it ends (and its checkpoint saved and cleared): prepared statements on SQLite.
+    const prepared = this.#sqliteNow();
+    if (prepared) return prepared.rows.all(runId);
     const rows = await this.opened.db
       .selectFrom('audit_events')
       .selectAll()
@@ -248,6 +270,11 @@ export class SqlEvidenceStore implements EvidenceStore {
       events: JSON.stringify(events.map((e) => ({ event_type: e.event_type, payload: e.payload }))),
       updated_at: (seededNow('checkpoint') ?? new Date()).toISOString(),
     };
+    const prepared = this.#sqliteNow();
+    if (prepared) {
+      prepared.saveCheckpoint.run(row);
+      return;
+    }
     await this.opened.db
       .insertInto('run_checkpoints')
       .values(row)
@@ -266,6 +293,11 @@ export class SqlEvidenceStore implements EvidenceStore {
   }
 
   async clearCheckpoint(runId: string): Promise<void> {
+    const prepared = this.#sqliteNow();
+    if (prepared) {
+      prepared.clearCheckpoint.run(runId);
+      return;
+    }
     await this.opened.db.deleteFrom('run_checkpoints').where('run_id', '=', runId).execute();
   }
 

@@ -140,3 +140,41 @@ describe('the store survives reopening', () => {
     await second.close();
   });
 });
+
+describe('rows and checkpoints on SQLite (prepared statements)', () => {
+  it('reads rows as the query builder does, saves, replaces and clears a checkpoint, and sees what the builder committed', async () => {
+    const store = await openEvidenceStore(join(dir, 'prepared.sqlite'));
+    try {
+      const id = crypto.randomUUID();
+      expect(await store.rows(id)).toEqual([]);
+      expect(await store.checkpointOf(id)).toBeNull();
+      await seed(store, id, 4);
+      const viaBuilder = await store.db
+        .selectFrom('audit_events')
+        .selectAll()
+        .where('run_id', '=', id)
+        .orderBy('sequence', 'asc')
+        .execute();
+      expect(await store.rows(id)).toEqual(viaBuilder);
+      expect((await store.rows(id)).map((r) => r.sequence)).toEqual([1, 2, 3, 4]);
+
+      const tail = [{ event_type: 'tool.output', payload: { n: 1 } }];
+      await store.saveCheckpoint(id, tail);
+      await store.saveCheckpoint(id, [...tail, { event_type: 'tool.output', payload: { n: 2 } }]);
+      expect(await store.checkpointOf(id)).toEqual([...tail, { event_type: 'tool.output', payload: { n: 2 } }]);
+      await expect(store.saveCheckpoint(id, [{ event_type: 'not a type', payload: {} }])).rejects.toThrow(
+        /invalid event type/,
+      );
+      // A change committed through the query builder (tamper tooling) is what the prepared statements read next.
+      await store.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('audit_events').where('run_id', '=', id).where('sequence', '=', 4).execute();
+      });
+      expect((await store.rows(id)).map((r) => r.sequence)).toEqual([1, 2, 3]);
+      await store.clearCheckpoint(id);
+      expect(await store.checkpointOf(id)).toBeNull();
+      expect(await store.verify(id)).toMatchObject({ valid: true, length: 3 });
+    } finally {
+      await store.close();
+    }
+  });
+});
