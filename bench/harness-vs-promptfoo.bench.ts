@@ -103,6 +103,7 @@ const harnessRunsDir = join(work, 'harness-runs');
 
 interface HarnessReport {
   state: string;
+  metadata: { run_options?: { concurrency?: number } };
   results: { test_id: string; status: string; output: { latency: number | null } }[];
 }
 
@@ -128,6 +129,8 @@ function runHarness(tag: string): Outcome {
   if (r.status !== 0) throw new UnequalWork(`harness exited with ${r.status}:\n${tail(r)}`);
   const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as HarnessReport;
   if (report.state !== 'completed') throw new UnequalWork(`harness run state ${report.state}, expected completed`);
+  const concurrency = report.metadata.run_options?.concurrency;
+  if (concurrency !== CONCURRENCY) throw new UnequalWork(`harness ran at concurrency ${concurrency}`);
   expectEveryCaseOnce(
     'harness',
     report.results.map((x) => x.test_id),
@@ -190,6 +193,9 @@ function runPromptfoo(tag: string): Outcome {
     { cwd: work, env: promptfooEnv },
   );
   if (r.status !== 0) throw new UnequalWork(`promptfoo exited with ${r.status}:\n${tail(r)}`);
+  // Its summary says the concurrency it used (a config it did not take would fall back to its default of 4).
+  const concurrency = /\(concurrency: (\d+)\)/.exec(r.stdout)?.[1];
+  if (concurrency !== String(CONCURRENCY)) throw new UnequalWork(`promptfoo ran at concurrency ${concurrency}`);
   const { results } = JSON.parse(readFileSync(out, 'utf8')) as Partial<PromptfooOutput>;
   if (!results || !Array.isArray(results.results)) throw new UnequalWork(`promptfoo wrote no results to ${out}`);
   expectEveryCaseOnce(
