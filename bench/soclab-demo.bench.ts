@@ -61,8 +61,12 @@ try {
     );
     const wall = performance.now() - t;
     const cpu = process.cpuUsage(c0);
-    const level = result.scorecards.main.assessment.authority.level;
-    if (round === 0 && level !== 'L4') console.log(`  note: protected authority level ${level} (was L4 when written)`);
+    // The scripted demo agent is held at L1 in both modes by design (baseline by its mandatory gates, protected by
+    // its errored or failed runs); another level means the study changed, so its timings compare with no older one.
+    const levels = [result.scorecards.baseline, result.scorecards.main].map((s) => s?.assessment.authority.level);
+    if (round === 0 && levels.some((l) => l !== 'L1')) {
+      console.log(`  note: authority levels ${levels.join(' / ')} (baseline / protected); the demo gives L1 / L1`);
+    }
     return { wall, cpu: (cpu.user + cpu.system) / 1000 };
   };
   await study(4, -1); // warm-up: module loading, policy compilation, JIT

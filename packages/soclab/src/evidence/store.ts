@@ -63,7 +63,11 @@ export function rowToEvent(row: ChainRow): StoredAuditEvent {
   }) as StoredAuditEvent;
 }
 
+/** An event type EventType accepts as it is (no surrounding space to trim): most calls, so no zod parse for them. */
+const PLAIN_EVENT_TYPE = /^[a-z][a-z0-9_.]*$/;
+
 function checkType(eventType: string): string {
+  if (typeof eventType === 'string' && eventType.length <= 120 && PLAIN_EVENT_TYPE.test(eventType)) return eventType;
   const r = EventType.safeParse(eventType);
   if (!r.success) throw new TypeError(`invalid event type '${eventType}': ${r.error.issues[0]?.message}`);
   return r.data;

@@ -92,6 +92,10 @@ function chainSuite(name: string, open: () => Promise<SqlEvidenceStore>) {
     it('rejects invalid event types before writing', async () => {
       const id = run();
       await expect(store.append(id, { event_type: 'Bad Type', payload: {} })).rejects.toThrow(/invalid event type/);
+      await expect(store.append(id, { event_type: `a${'.b'.repeat(60)}`, payload: {} })).rejects.toThrow(
+        /invalid event type 'a\.b.*': Too big/,
+      );
+      await expect(store.append(id, { event_type: '9lives', payload: {} })).rejects.toThrow(/must match/);
       expect((await store.rows(id)).length).toBe(0);
     });
   });
