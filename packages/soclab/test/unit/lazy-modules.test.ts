@@ -70,3 +70,28 @@ HttpAgentProvider.fromEnv({ SOCLAB_HTTP_AGENT_URL: 'http://127.0.0.1:9/agent' })
     },
   );
 });
+
+describe('the study loads the report renderers only to write the reports', () => {
+  it.skipIf(!existsSync(join(dist, 'campaign/study.js')))(
+    'loading the study evaluates neither React nor the renderers; writing reports evaluates both',
+    async () => {
+      const reportsScript = (write: boolean) => `
+const { runStudy } = await import(${JSON.stringify(`file://${dist}/campaign/study.js`)});
+if (typeof runStudy !== 'function') throw new Error('no runStudy');
+${
+  write
+    ? `const { writeReports } = await import(${JSON.stringify(`file://${dist}/reports/write.js`)});
+if (typeof writeReports !== 'function') throw new Error('no writeReports');`
+    : ''
+}`;
+      const react = (m: string) => /node_modules\/react-dom\/|\/reports\/render\.js$/.test(m);
+      const loaded = await modulesLoadedBy(reportsScript(false));
+      expect(loaded.some((m) => m.includes('/campaign/study.js'))).toBe(true);
+      expect(loaded.filter(react)).toEqual([]);
+      // Degenerate check: the same hook does see them once the reports module is loaded.
+      const writing = await modulesLoadedBy(reportsScript(true));
+      expect(writing.filter((m) => /node_modules\/react-dom\//.test(m)).length).toBeGreaterThan(0);
+      expect(writing.some((m) => m.endsWith('/reports/render.js'))).toBe(true);
+    },
+  );
+});
