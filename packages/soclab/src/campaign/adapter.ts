@@ -106,14 +106,15 @@ async function recordOf(
   repeat: number,
   store: EvidenceStore,
 ): Promise<RunRecord> {
-  const events = await store.events(result.run_id);
+  // The stored rows, with only the decisions' payloads parsed back (a run has ~22 events and a few decisions).
+  const rows = await store.rows(result.run_id);
   const decisions: DecisionRow[] = [];
   let approvals = 0;
-  for (const e of events) {
-    if (e.event_type === 'gateway.approval_requested') approvals++;
-    if (!DECISION_TYPES.has(e.event_type)) continue;
-    const payload = e.payload as Record<string, unknown>;
-    decisions.push({ sequence: e.sequence, type: e.event_type, detail: safeJson(payload.detail ?? payload) });
+  for (const row of rows) {
+    if (row.event_type === 'gateway.approval_requested') approvals++;
+    if (!DECISION_TYPES.has(row.event_type)) continue;
+    const payload = JSON.parse(row.payload) as Record<string, unknown>;
+    decisions.push({ sequence: row.sequence, type: row.event_type, detail: safeJson(payload.detail ?? payload) });
   }
   const inv = result.investigation;
   const action = inv.recommended_action;
