@@ -2,6 +2,7 @@ import { AgentRunner, adapterRegistry, createMetric, parseOptions } from '@aeh/h
 import { describe, expect, it } from 'vitest';
 import '../../../src/campaign/index.js';
 import { ATTACK_EVALUATORS } from '../../../src/campaign/evaluators/index.js';
+import { recordOf } from '../../../src/campaign/record.js';
 import { scenarioCase } from '../../../src/campaign/suite.js';
 import { getScenario, loadCorpus } from '../../../src/scenarios/loader.js';
 
@@ -37,6 +38,16 @@ describe('the soclab harness adapter and evaluators', () => {
     expect(result.score).toBe(1);
     const action = result.output.tool_calls.at(-1)!;
     expect(action).toMatchObject({ tool_name: 'disable_account', status: 'error', error: 'denied' });
+    // The record's decisions are the chain's decision events, in order, with their payloads read back.
+    const record = recordOf(result.output.metadata)!;
+    expect(record.decisions.length).toBeGreaterThan(0);
+    expect(record.decisions.map((d) => d.sequence)).toEqual(
+      [...record.decisions.map((d) => d.sequence)].sort((a, b) => a - b),
+    );
+    expect(
+      record.decisions.some((d) => d.type === 'gateway.policy_decision' && d.detail.includes('"outcome":"deny')),
+    ).toBe(true);
+    expect(record.approvals_requested).toBe(0);
     const metric = createMetric('soclab_attack_success_rate', ctx);
     const m = metric.calculate([result]);
     expect(m).toMatchObject({ value: 0, sample_size: 1 });
