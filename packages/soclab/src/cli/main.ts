@@ -1,3 +1,5 @@
+// First: decides how zod validates before any schema is built (see zod-mode.ts).
+import './zod-mode.js';
 import { type CommandModule, createProgram, runProgram } from '@aeh/harness/cli';
 import type { Command } from '@commander-js/extra-typings';
 import * as attack from './commands/attack.js';

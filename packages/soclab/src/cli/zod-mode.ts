@@ -1,0 +1,17 @@
+/**
+ * Zod compiles a parser for each object schema (`new Function`) the first time it parses with it. A short command
+ * parses each schema a few dozen times at most, so compiling costs more than it returns (fresh `soclab demo`: about
+ * 4% of its CPU); the servers and workers parse for as long as they run and keep the compiled parsers. Zod reads
+ * the setting when a schema is built, so this module is the CLI entry's first import: it runs before any soclab or
+ * harness schema exists. Validation is the same either way (zod's interpreted and compiled paths accept and reject
+ * alike; the seeded demo's reports are byte-identical).
+ */
+import { z } from 'zod';
+
+/** Commands that run until stopped (as in bin/soclab.js, which keeps WebAssembly tier-up for them). */
+export const LONG_LIVED_COMMANDS: readonly string[] = Object.freeze(['serve', 'worker', 'mcp']);
+
+/** True when the command named in `argv` is short-lived, so zod should interpret rather than compile. */
+export const zodJitlessWanted = (argv: readonly string[]): boolean => !LONG_LIVED_COMMANDS.includes(argv[2] ?? '');
+
+if (zodJitlessWanted(process.argv)) z.config({ jitless: true });
