@@ -22,7 +22,7 @@ export interface StoreContext {
 
 /** What the indexer uses of a better-sqlite3 Database. */
 export interface SqliteHandle {
-  prepare(source: string): { run(...params: unknown[]): unknown };
+  prepare(source: string): { run(...params: unknown[]): unknown; pluck(): { all(...params: unknown[]): unknown[] } };
 }
 
 const CASE_RESULT_COLUMNS = [

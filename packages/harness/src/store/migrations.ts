@@ -174,6 +174,23 @@ function storeMigrations(dialect: StoreDialect): Record<string, Migration> {
   };
 }
 
+/**
+ * True when a SQLite index already has exactly this version's migrations recorded, read with one statement on the
+ * raw connection: then opening it needs no Migrator (its lock table, lock and queries cost a short run a few ms of
+ * cold code). Any doubt (no table yet, a missing or unknown migration, an error) answers false and the Migrator runs.
+ */
+export function sqliteStoreIsCurrent(sqlite: {
+  prepare(source: string): { pluck(): { all(...params: unknown[]): unknown[] } };
+}): boolean {
+  try {
+    const applied = sqlite.prepare(`select "name" from "${MIGRATION_TABLE}" order by "name"`).pluck().all();
+    const known = Object.keys(storeMigrations('sqlite')).sort();
+    return applied.length === known.length && known.every((name, i) => applied[i] === name);
+  } catch {
+    return false;
+  }
+}
+
 /** Bring the index schema up to date. Safe to call on every open (the Migrator takes a lock). */
 export async function migrateStore(db: Kysely<unknown>, dialect: StoreDialect): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => storeMigrations(dialect) };

@@ -16,7 +16,7 @@ import {
   syncIndex,
 } from './indexer.js';
 import { type JsonCodec, jsonCodec } from './json.js';
-import { migrateStore } from './migrations.js';
+import { migrateStore, sqliteStoreIsCurrent } from './migrations.js';
 import {
   type CaseDeltaReport,
   caseDeltas,
@@ -75,7 +75,8 @@ export class RunStore {
     const target = resolveStoreTarget(options);
     const { db, sqlite } = await openStoreConnection(target);
     try {
-      await migrateStore(db as unknown as Kysely<unknown>, target.dialect);
+      if (!(sqlite && sqliteStoreIsCurrent(sqlite)))
+        await migrateStore(db as unknown as Kysely<unknown>, target.dialect);
     } catch (err) {
       await db.destroy().catch(() => {});
       throw new StoreOpenError(target, err);
