@@ -148,6 +148,34 @@ export interface LeakScanOptions {
   patterns?: readonly string[];
 }
 
+interface SecretMatcher {
+  readonly encoding: LeakEncoding;
+  /** Whether `text` holds this form of the secret (as stringHas, without lower-casing the text for hex). */
+  readonly has: (text: string) => boolean;
+}
+
+/**
+ * The forms of each secret as matchers, cached per secrets array (a run's canaries are scanned for in each of its
+ * ~20 events) and checked against a copy, so an array changed in place is not served stale forms. The hex form is
+ * a case-insensitive regex: no character outside A-F lower-cases into a hex digit, so it finds what
+ * `toLowerCase().includes` finds.
+ */
+const secretMatchers = new WeakMap<readonly string[], { secrets: string[]; forms: SecretMatcher[][] }>();
+
+function secretMatchersOf(secrets: readonly string[]): SecretMatcher[][] {
+  const hit = secretMatchers.get(secrets);
+  if (hit && hit.secrets.length === secrets.length && hit.secrets.every((s, i) => s === secrets[i])) return hit.forms;
+  const forms = secrets.map((secret) =>
+    secretForms(secret).map(({ encoding, needle, caseInsensitive }): SecretMatcher => {
+      if (!caseInsensitive) return { encoding, has: (text) => text.includes(needle) };
+      const regex = new RegExp(escapeRegex(needle), 'i');
+      return { encoding, has: (text) => regex.test(text) };
+    }),
+  );
+  secretMatchers.set(secrets, { secrets: [...secrets], forms });
+  return forms;
+}
+
 /**
  * Where canaries appear in a value: one finding per (path, canary, encoding). Exact secrets are reported as
  * `canary[i]`; pattern-only matches (e.g. another run's canary) as the pattern. Never returns the secret.
@@ -155,7 +183,7 @@ export interface LeakScanOptions {
 export function findLeaks(value: unknown, options: LeakScanOptions): LeakFinding[] {
   const secrets = options.secrets ?? [];
   const patterns = options.patterns ?? DEFAULT_CANARY_PATTERNS;
-  const forms = secrets.map(secretForms);
+  const forms = secretMatchersOf(secrets);
   const matchers = patterns.flatMap((p) => compilePattern(p).matchers.map((m) => ({ pattern: p, ...m })));
   const found: LeakFinding[] = [];
   const seen = new Set<string>();
@@ -170,17 +198,10 @@ export function findLeaks(value: unknown, options: LeakScanOptions): LeakFinding
   const anyPattern = patterns.map((p) => compilePattern(p).any);
   // The strings of `value` with their paths, in walkStrings order, without a generator.
   const scan = (text: string, path: string): void => {
-    // Lower-cased once per string, and only for a case-insensitive form.
-    let lower: string | undefined;
-    const lowered = (): string => {
-      if (lower === undefined) lower = text.toLowerCase();
-      return lower;
-    };
     let exactHit = false;
     for (let i = 0; i < forms.length; i++) {
       for (const form of forms[i] ?? []) {
-        const hit = form.caseInsensitive ? lowered().includes(form.needle) : text.includes(form.needle);
-        if (hit) {
+        if (form.has(text)) {
           add(path, `canary[${i}]`, form.encoding);
           exactHit = true;
         }

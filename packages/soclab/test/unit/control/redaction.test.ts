@@ -145,3 +145,17 @@ describe('redaction fast paths give what the plain algorithm gives', () => {
     );
   });
 });
+
+describe('findLeaks with the same secrets array again', () => {
+  it('finds the secrets the array holds now, also after it was changed in place', () => {
+    const secrets = [secret];
+    const other = 'TOKEN-other-77';
+    const value = { a: hex(other).toUpperCase(), b: secret };
+    const paths = () => findLeaks(value, { sink: 'report', secrets, patterns: [] }).map((f) => `${f.path}:${f.canary}`);
+    expect(paths()).toEqual(['b:canary[0]']);
+    secrets[0] = other;
+    expect(paths()).toEqual(['a:canary[0]']);
+    secrets.push(secret);
+    expect(paths()).toEqual(['a:canary[0]', 'b:canary[1]']);
+  });
+});
