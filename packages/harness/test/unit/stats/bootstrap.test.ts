@@ -1,11 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapIterations, bootstrapMean } from '../../../src/stats/bootstrap.js';
+import { bootstrapIterations, bootstrapMean, bootstrapRatio } from '../../../src/stats/bootstrap.js';
+import { quantileSorted } from '../../../src/stats/percentiles.js';
 import { seededRandom } from '../../../src/stats/rng.js';
 
 describe('bootstrapMean', () => {
   const rand = seededRandom(1);
   const values = Array.from({ length: 200 }, () => rand() * 10);
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
+
+  it('draws its resamples from seededRandom(seed): the same interval as the textbook loop, to the last bit', () => {
+    // The textbook percentile bootstrap of a ratio of sums, written plainly with the shared generator.
+    const reference = (num: number[], den: number[] | null, iterations: number, seed: number, level = 0.95) => {
+      const rand = seededRandom(seed);
+      const stats: number[] = [];
+      for (let b = 0; b < iterations; b++) {
+        let s = 0;
+        let c = 0;
+        for (let j = 0; j < num.length; j++) {
+          const pick = Math.floor(rand() * num.length);
+          s += num[pick] ?? 0;
+          c += den ? (den[pick] ?? 0) : 1;
+        }
+        if (c > 0) stats.push(s / c);
+      }
+      const sorted = Float64Array.from(stats).sort();
+      return [quantileSorted(sorted, (1 - level) / 2), quantileSorted(sorted, 1 - (1 - level) / 2)];
+    };
+    const r = seededRandom(11);
+    for (const n of [1, 2, 7, 300]) {
+      const values = Array.from({ length: n }, () => r() * 10);
+      const weights = Array.from({ length: n }, () => Math.floor(r() * 3));
+      const mean = bootstrapMean(values, { iterations: 250, seed: 5 });
+      expect([mean?.lower, mean?.upper]).toEqual(reference(values, null, 250, 5));
+      const ratio = bootstrapRatio(values, weights, { iterations: 120, seed: 9, level: 0.9 });
+      if (ratio) expect([ratio.lower, ratio.upper]).toEqual(reference(values, weights, 120, 9, 0.9));
+      else expect(weights.every((w) => w === 0)).toBe(true);
+    }
+  });
 
   it('brackets the mean and is reproducible with the default seed', () => {
     const a = bootstrapMean(values)!;
