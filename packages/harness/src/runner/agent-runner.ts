@@ -53,6 +53,33 @@ export interface RunHooks {
 
 class CaseAborted extends Error {}
 
+/**
+ * One 'abort' listener per run signal, fanning out to the cases in flight: each case adds and removes a callback in
+ * a Set (O(1)), instead of its own listener on the signal, which Node's EventTarget adds by walking every listener
+ * already there (O(cases in flight) per case, ~11 ms per 1,000 cases at concurrency 64).
+ */
+const abortFanOut = new WeakMap<AbortSignal, Set<() => void>>();
+
+function onRunAbort(signal: AbortSignal, callback: () => void): () => void {
+  let callbacks = abortFanOut.get(signal);
+  if (!callbacks) {
+    const set = new Set<() => void>();
+    callbacks = set;
+    abortFanOut.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const fn of [...set]) fn();
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  const registered = callbacks;
+  registered.add(callback);
+  return () => registered.delete(callback);
+}
+
 const DEFAULT_TIMEOUT_SECONDS = 300;
 
 /** Judges a case that has an expected value when neither it nor the suite names an evaluator (the seed's rule). */
@@ -197,11 +224,12 @@ export class AgentRunner {
     };
     // Only this method aborts `ctrl` (run cancelled, or timeout), so each path settles the call itself, without a
     // listener on the controller; a reply arriving after the abort is ignored, `finish` has already settled.
-    const onRunAbort = () => {
-      ctrl.abort(new CaseAborted('cancelled'));
-      finish('cancelled');
-    };
-    runSignal?.addEventListener('abort', onRunAbort, { once: true });
+    const stopListening = runSignal
+      ? onRunAbort(runSignal, () => {
+          ctrl.abort(new CaseAborted('cancelled'));
+          finish('cancelled');
+        })
+      : undefined;
     const timer =
       timeoutS && timeoutS > 0
         ? setTimeout(
@@ -240,7 +268,7 @@ export class AgentRunner {
       return await settled;
     } finally {
       if (timer) clearTimeout(timer);
-      runSignal?.removeEventListener('abort', onRunAbort);
+      stopListening?.();
     }
   }
 

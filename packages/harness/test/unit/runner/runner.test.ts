@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,32 @@ describe('AgentRunner', () => {
     expect(out.state).toBe('cancelled');
     expect(out.results.map((r) => r.test_id)).toEqual(['a']);
     expect(sawAbort).toBe(true);
+  });
+
+  it('one listener on the run signal however many cases are in flight; cancelling reaches each of them', async () => {
+    const run = new AbortController();
+    const aborted: string[] = [];
+    let started = 0;
+    let listenersSeen = -1;
+    const agent = {
+      run(input: unknown, ctx: { signal: AbortSignal }) {
+        ctx.signal.addEventListener('abort', () => aborted.push(String(input)));
+        started++;
+        // All eight are in flight: count the run signal's listeners, then cancel the run.
+        if (started === 8) {
+          listenersSeen = getEventListeners(run.signal, 'abort').length;
+          run.abort();
+        }
+        return new Promise(() => {});
+      },
+    };
+    const runner = new AgentRunner(agent as never, { concurrency: 8 });
+    const cases = Array.from({ length: 8 }, (_, i) => tc(`k${i}`, `in${i}`));
+    const out = await runner.run(cases, { signal: run.signal });
+    expect(out.state).toBe('cancelled');
+    expect(out.results).toEqual([]);
+    expect(listenersSeen).toBe(1);
+    expect(aborted.sort()).toEqual(cases.map((c) => String(c.input)).sort());
   });
 
   it('retries outputs marked transient, then records success', async () => {
