@@ -247,9 +247,22 @@ async function bundleCliCommonJs(pkg, { outdir, entryPoints, entries, metafile }
       ].join('\n'),
     },
   });
-  const code = readFileSync(outfile, 'utf8');
-  writeFileSync(outfile, code.replace(/(?<![\w$.])import\(/g, '__aehImport('));
+  let code = readFileSync(outfile, 'utf8').replace(/(?<![\w$.])import\(/g, '__aehImport(');
+  if (pkg === 'harness') code = asciiOnly(code, outfile);
+  writeFileSync(outfile, code);
   copyFileSync(join(root, 'scripts', 'code-cache-loader.mjs'), join(outdir, 'code-cache.js'));
+}
+
+/**
+ * The harness bundle as ASCII, so its bin reads it as a one-byte string (scripts/code-cache-loader.mjs). esbuild
+ * already escapes strings and templates; what is left is in comments and regular expression literals, where `\uXXXX`
+ * (UTF-16 units, so a surrogate pair for astral characters, which a `u` regex reads as one code point) means the same
+ * character. One after a backslash would not, so the build stops there instead.
+ */
+function asciiOnly(code, file) {
+  const escaped = /\\[^\x00-\x7f]/.exec(code);
+  if (escaped) throw new Error(`${file}: a backslash before a non-ASCII character at offset ${escaped.index}`);
+  return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const started = performance.now();

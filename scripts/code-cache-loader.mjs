@@ -1,5 +1,6 @@
 // Copied by scripts/build-bundles.mjs into each CLI's dist/bundle/ as code-cache.js, beside the cli.cjs it loads;
 // the bins import it from there. Its import() below resolves from that folder, as the bundle's own would.
+import { isAscii } from 'node:buffer';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -12,7 +13,10 @@ import { Script } from 'node:vm';
  * costs the compile.
  */
 export function runWithCodeCache(file) {
-  const source = readFileSync(file, 'utf8');
+  // An ASCII-only bundle (the harness build escapes the rest) is read as Latin-1: the same text, decoded in a third of
+  // the time, and a one-byte string for V8 (half the memory of the two-byte string one non-ASCII character forces).
+  const bytes = readFileSync(file);
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   // One cache per command: a cache holds the functions its first run compiled, and `--version` compiles few.
   const command = /^[a-z][a-z-]{0,40}$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
   // V8 checks the source's length, not its text: the name carries the build (size and time) so that a rebuilt bundle
