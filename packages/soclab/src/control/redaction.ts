@@ -63,11 +63,14 @@ export function compilePattern(pattern: string): CompiledPattern {
 
 /** Replace every match of every pattern (literal, base64, hex) in one string. */
 export function redactText(text: string, patterns: readonly string[] = DEFAULT_CANARY_PATTERNS): string {
+  return redactCompiled(text, patterns.map(compilePattern));
+}
+
+function redactCompiled(text: string, compiled: readonly CompiledPattern[]): string {
   let out = text;
-  for (const p of patterns) {
-    const compiled = compilePattern(p);
-    if (!compiled.any.test(out)) continue;
-    for (const { regex } of compiled.matchers) {
+  for (const { any, matchers } of compiled) {
+    if (!any.test(out)) continue;
+    for (const { regex } of matchers) {
       regex.lastIndex = 0;
       out = out.replace(regex, REDACTED);
     }
@@ -77,16 +80,17 @@ export function redactText(text: string, patterns: readonly string[] = DEFAULT_C
 
 /** A copy of a JSON-like value with every string redacted (object keys included). */
 export function redact<T>(value: T, patterns: readonly string[] = DEFAULT_CANARY_PATTERNS): T {
-  return redactValue(value, patterns) as T;
+  // The patterns are looked up once per value, not once per string in it.
+  return redactValue(value, patterns.map(compilePattern)) as T;
 }
 
-function redactValue(value: unknown, patterns: readonly string[]): unknown {
-  if (typeof value === 'string') return redactText(value, patterns);
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, patterns));
+function redactValue(value: unknown, compiled: readonly CompiledPattern[]): unknown {
+  if (typeof value === 'string') return redactCompiled(value, compiled);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, compiled));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     const record = value as Record<string, unknown>;
-    for (const k of Object.keys(record)) out[redactText(k, patterns)] = redactValue(record[k], patterns);
+    for (const k of Object.keys(record)) out[redactCompiled(k, compiled)] = redactValue(record[k], compiled);
     return out;
   }
   return value;
