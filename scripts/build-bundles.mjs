@@ -248,13 +248,13 @@ async function bundleCliCommonJs(pkg, { outdir, entryPoints, entries, metafile }
     },
   });
   let code = readFileSync(outfile, 'utf8').replace(/(?<![\w$.])import\(/g, '__aehImport(');
-  if (pkg === 'harness') code = asciiOnly(code, outfile);
+  code = asciiOnly(code, outfile);
   writeFileSync(outfile, code);
   copyFileSync(join(root, 'scripts', 'code-cache-loader.mjs'), join(outdir, 'code-cache.js'));
 }
 
 /**
- * The harness bundle as ASCII, so its bin reads it as a one-byte string (scripts/code-cache-loader.mjs). esbuild
+ * Each CLI bundle as ASCII, so its bin reads it as a one-byte string (scripts/code-cache-loader.mjs). esbuild
  * already escapes strings and templates; what is left is in comments and regular expression literals, where `\uXXXX`
  * (UTF-16 units, so a surrogate pair for astral characters, which a `u` regex reads as one code point) means the same
  * character. One after a backslash would not, so the build stops there instead.

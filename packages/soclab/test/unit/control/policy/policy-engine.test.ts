@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CedarPolicyEngine } from '../../../../src/control/policy/cedar-engine.js';
+import { type CedarAuthorizer, CedarPolicyEngine } from '../../../../src/control/policy/cedar-engine.js';
 import {
   decideOrFailClosed,
   type PolicyEngine,
@@ -150,6 +150,19 @@ describe('Cedar policy engine', () => {
     const strict = CedarPolicyEngine.load({ validateRequests: true });
     const report = await runPolicyTestTable(strict, cases, BUNDLED_POLICY_DIR);
     expect(report.failed).toBe(0);
+  });
+
+  it('checks each request against the preparsed schema when asked to, and only then', () => {
+    // A request with a context attribute the schema does not declare: Cedar refuses it only when validating.
+    const undeclared: CedarAuthorizer = (call) =>
+      cedar.statefulIsAuthorized({ ...call, context: { ...(call.context as object), not_in_schema: true } });
+    const input = cases.map((c) => c.resolvedInput).find((i) => PolicyInput.safeParse(i).success) as PolicyInputData;
+    expect(() => CedarPolicyEngine.load({ validateRequests: true, authorizer: undeclared }).decideSync(input)).toThrow(
+      PolicyUnavailableError,
+    );
+    expect(CedarPolicyEngine.load({ authorizer: undeclared }).decideSync(input).outcome).toBe(
+      CedarPolicyEngine.load().decideSync(input).outcome,
+    );
   });
 
   it('answers a repeated request as Cedar answered it the first time, with a decision of its own each time', () => {
