@@ -11,8 +11,15 @@ export { CliError };
 /** Exit codes (docs/ci.md): the common four, and 4 when a comparison gate is inconclusive (a big drop on too few cases). */
 export const EXIT = { ...COMMON_EXIT, inconclusive: 4 } as const;
 
-/** Register every built-in plugin (side-effect imports), loaded only by commands that need them. */
-export async function loadBuiltins(): Promise<void> {
+/**
+ * Register the built-in plugins, loaded only by commands that need them: every one (side-effect imports), or with
+ * `names` only those named (any kind), the others declared by name (plugins/builtins.ts; `harness run`).
+ */
+export async function loadBuiltins(names?: Iterable<string>): Promise<void> {
+  if (names !== undefined) {
+    const { loadBuiltinPlugins } = await import('../plugins/builtins.js');
+    return loadBuiltinPlugins(names);
+  }
   await Promise.all([
     import('../evaluators/index.js'),
     import('../metrics/index.js'),

@@ -45,14 +45,56 @@ export class UnknownPluginError extends Error {
   }
 }
 
-/** A typed name -> plugin map. Names are case-insensitive; registering a name twice replaces it. */
+/**
+ * Thrown by `Registry.get` for a built-in declared by name but whose module was not loaded: a harness bug, never bad
+ * input (not exported: nothing should catch it).
+ */
+class BuiltinNotLoadedError extends Error {
+  override name = 'BuiltinNotLoadedError';
+  constructor(kind: string, requested: string) {
+    super(`built-in ${kind} '${requested}' was not loaded (internal error: load it with Registry.load first)`);
+  }
+}
+
+/**
+ * A typed name -> plugin map. Names are case-insensitive; registering a name twice replaces it.
+ * A built-in may be declared by name only, with the loader of its module (plugins/builtins.ts): its name counts in
+ * `names()` (so "did you mean" and the known list are the same as when it is loaded), and its module (zod schemas
+ * and all) is evaluated by `load()` only when something names it. `has`, `get` and `list` see loaded plugins only.
+ */
 export class Registry<P extends PluginBase<never>> {
   readonly #plugins = new Map<string, P>();
+  readonly #declared = new Map<string, () => Promise<unknown>>();
   constructor(readonly kind: string) {}
 
   register(plugin: P): P {
-    this.#plugins.set(plugin.name.toLowerCase(), plugin);
+    const key = plugin.name.toLowerCase();
+    // Registered (by its own module or by a plugin replacing it): no longer waits to be loaded.
+    this.#declared.delete(key);
+    this.#plugins.set(key, plugin);
     return plugin;
+  }
+
+  /** Declares a built-in by name; `load` imports the module that registers it. A name already registered is kept. */
+  declare(name: string, load: () => Promise<unknown>): void {
+    const key = name.toLowerCase();
+    if (!this.#plugins.has(key)) this.#declared.set(key, load);
+  }
+
+  /** True while `name` is declared and its module not loaded. */
+  isDeclared(name: string): boolean {
+    return this.#declared.has(name.toLowerCase());
+  }
+
+  /** Loads the declared built-ins among `names` (all of them without `names`); other names are ignored. */
+  async load(names?: Iterable<string>): Promise<void> {
+    const keys = names === undefined ? [...this.#declared.keys()] : [...names].map((n) => n.toLowerCase());
+    const loads = new Set<() => Promise<unknown>>();
+    for (const key of keys) {
+      const load = this.#declared.get(key);
+      if (load) loads.add(load);
+    }
+    await Promise.all([...loads].map((load) => load()));
   }
 
   has(name: string): boolean {
@@ -61,20 +103,23 @@ export class Registry<P extends PluginBase<never>> {
 
   get(name: string): P {
     const plugin = this.#plugins.get(name.toLowerCase());
-    if (!plugin) throw new UnknownPluginError(this.kind, name, this.names());
-    return plugin;
+    if (plugin) return plugin;
+    if (this.isDeclared(name)) throw new BuiltinNotLoadedError(this.kind, name);
+    throw new UnknownPluginError(this.kind, name, this.names());
   }
 
+  /** Every known name: registered, and declared built-ins not loaded yet. */
   names(): string[] {
-    return [...this.#plugins.keys()].sort();
+    return [...new Set([...this.#plugins.keys(), ...this.#declared.keys()])].sort();
   }
 
   list(): P[] {
-    return this.names().map((n) => this.#plugins.get(n) as P);
+    return [...this.#plugins.keys()].sort().map((n) => this.#plugins.get(n) as P);
   }
 
   unregister(name: string): boolean {
-    return this.#plugins.delete(name.toLowerCase());
+    const key = name.toLowerCase();
+    return this.#declared.delete(key) || this.#plugins.delete(key);
   }
 }
 

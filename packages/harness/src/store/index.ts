@@ -1,4 +1,14 @@
-export * from './connect.js';
+// openStoreConnection (the raw better-sqlite3 handle beside Kysely) stays internal to the store.
+export {
+  DEFAULT_RUNS_DIR,
+  defaultIndexPath,
+  INDEX_FILE,
+  openKysely,
+  redactUrl,
+  resolveStoreTarget,
+  type StoreTarget,
+  type StoreTargetOptions,
+} from './connect.js';
 export {
   type IndexOutcome,
   type IndexRunOptions,

@@ -48,6 +48,11 @@ export interface LoadSuiteOptions {
   maxIssues?: number;
   /** Keep validated cases in memory while the case files total at most this many bytes (default CASE_CACHE_BYTES). */
   caseCacheBytes?: number;
+  /**
+   * Called with the suite as one object (interpolated, converted) before its `plugins:` load and names are checked:
+   * `harness run` loads the built-ins it names there (plugins/builtins.ts).
+   */
+  beforePlugins?: (raw: Readonly<Record<string, unknown>>) => Promise<void>;
 }
 
 /**
@@ -96,6 +101,7 @@ export async function validateSuite(
   const raw = suiteObject(doc, abs, env, redactor, locate, issues);
   if (!raw) return { suite: null, issues };
   const baseDir = dirname(abs);
+  if (options.beforePlugins) await options.beforePlugins(raw);
   // Plugins first, so third-party evaluators/adapters/metrics are registered before names are checked.
   await loadSuitePlugins(raw.plugins, baseDir, locate, issues);
 

@@ -243,10 +243,8 @@ export async function executeRun(
   hooks: RunHooksCli = {},
   setScrub: (scrub: (t: string) => string) => void = () => {},
 ): Promise<number> {
-  const { loadBuiltins } = await import('../common.js');
-  await loadBuiltins();
   // The suite first: its `plugins:` may register the reporters named in --format. Both happen before any case runs.
-  const suite = await loadRunSuite(request.suitePath, Boolean(request.queue));
+  const suite = await loadRunSuite(request);
   const reporters = await resolveReporters(request.formats);
   setScrub((t) => suite.redactor.text(t));
 
@@ -401,16 +399,47 @@ async function resultLine(view: ExperimentView): Promise<string> {
   return `${counts.passed} passed, ${counts.failed} failed, ${counts.error} errors${counts.skipped ? `, ${counts.skipped} skipped` : ''} (${rate.toFixed(1)}% passed)`;
 }
 
-async function loadRunSuite(path: string, queued = false): Promise<LoadedSuite> {
+/**
+ * Loads the suite with only the built-in plugins it can name: every string in the suite (names sit in many places:
+ * agent, evaluators, metrics, a route's adapters...), the --format reporters, the --agent adapter and the runner's
+ * default metric and evaluator. A suite with `plugins:` loads them all. Any validation error (a case naming a built-in the suite does not, or a real mistake) loads every built-in and
+ * validates again, so error messages are those of a fully loaded registry.
+ */
+async function loadRunSuite(request: RunRequest): Promise<LoadedSuite> {
   const { loadSuite, SuiteValidationError } = await import('../../suites/loader.js');
+  const { loadBuiltins } = await import('../common.js');
+  // A queue coordinator never calls the agent: variables only workers have may be unset here.
+  const env = request.queue ? (await import('../../scale/env.js')).lenientEnv() : undefined;
+  // The defaults the runner falls back to: suites/loader.ts (metrics) and runner/agent-runner.ts (FALLBACK_EVALUATOR).
+  const named = ['success_rate', 'exact_match', ...request.formats];
+  if (request.agentSpec) named.push(request.agentSpec.adapter);
   try {
-    // A queue coordinator never calls the agent: variables only workers have may be unset here.
-    const env = queued ? (await import('../../scale/env.js')).lenientEnv() : undefined;
-    return await loadSuite(path, { env });
+    try {
+      return await loadSuite(request.suitePath, {
+        env,
+        // A suite with `plugins:` loads every built-in first, as before: a plugin may replace a built-in by name.
+        beforePlugins: (raw) =>
+          Array.isArray(raw.plugins) && raw.plugins.length > 0
+            ? loadBuiltins()
+            : loadBuiltins([...named, ...stringsIn(raw)]),
+      });
+    } catch (err) {
+      if (!(err instanceof SuiteValidationError)) throw err;
+      await loadBuiltins();
+      return await loadSuite(request.suitePath, { env });
+    }
   } catch (err) {
     if (err instanceof SuiteValidationError) throw new CliError(err.message, EXIT.usage, { cause: err });
     throw err;
   }
+}
+
+/** Every string value in a suite object (depth-first), where plugin names are looked for. */
+export function stringsIn(value: unknown, out: Set<string> = new Set()): Set<string> {
+  if (typeof value === 'string') out.add(value);
+  else if (Array.isArray(value)) for (const v of value) stringsIn(v, out);
+  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) stringsIn(v, out);
+  return out;
 }
 
 /** When --agent names the suite's own adapter, keep the suite's options for it. */
