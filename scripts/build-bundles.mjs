@@ -114,6 +114,21 @@ function bundlePlugin(outdir, { commonjs = false } = {}) {
         if (isExternal(args.path)) return { path: args.path, external: true };
         return undefined;
       });
+      // commander requires child_process (with net and dgram, ~2.5% of a 1-case `harness run`) at load, for the
+      // executable subcommands no CLI here has: it is required on the first spawn instead.
+      b.onLoad({ filter: /[/\\]node_modules[/\\]commander[/\\]lib[/\\]command\.js$/ }, (args) => {
+        const eager = "const childProcess = require('node:child_process');";
+        const contents = readFileSync(args.path, 'utf8');
+        if (!contents.includes(eager))
+          throw new Error(`${args.path}: commander no longer requires child_process as expected`);
+        return {
+          contents: contents.replace(
+            eager,
+            "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };",
+          ),
+          loader: 'js',
+        };
+      });
       b.onLoad({ filter: /[/\\]packages[/\\](models|harness|soclab)[/\\]src[/\\].*\.tsx?$/ }, (args) => {
         let contents = readFileSync(args.path, 'utf8');
         // CommonJS has no top-level await: the CommonJS build's own entry calls main() (see bundleCliCommonJs).
