@@ -94,7 +94,7 @@ function workspaceSource(spec) {
  */
 const ZOD_LOCALES = 'aeh-zod-locales';
 
-function bundlePlugin(outdir, { commonjs = false } = {}) {
+function bundlePlugin(outdir, { commonjs = false, lazyZodJit = false } = {}) {
   return {
     name: 'aeh-bundle',
     setup(b) {
@@ -114,6 +114,27 @@ function bundlePlugin(outdir, { commonjs = false } = {}) {
         if (isExternal(args.path)) return { path: args.path, external: true };
         return undefined;
       });
+      // zod compiles a fast parser (new Function) for each object schema on its first parse: ~5% of a 1-case
+      // `harness run`, for schemas most runs parse once. In the harness bundle a schema compiles it on its 17th parse
+      // instead; before that it takes zod's own interpreted path (the one `jitless` selects), with the same result.
+      if (lazyZodJit) {
+        b.onLoad({ filter: /[/\\]node_modules[/\\]zod[/\\]v4[/\\]core[/\\]schemas\.js$/ }, (args) => {
+          const edits = [
+            ['    let fastpass;\n', '    let fastpass;\n    let __aehParses = 0;\n'],
+            [
+              'if (jit && fastEnabled && ctx?.async === false && ctx.jitless !== true) {',
+              'if (jit && fastEnabled && ctx?.async === false && ctx.jitless !== true && (fastpass || ++__aehParses > 16)) {',
+            ],
+          ];
+          let contents = readFileSync(args.path, 'utf8');
+          for (const [from, to] of edits) {
+            if (contents.split(from).length !== 2)
+              throw new Error(`${args.path}: zod's object parser changed; review the lazy-JIT edit`);
+            contents = contents.replace(from, to);
+          }
+          return { contents, loader: 'js', resolveDir: dirname(args.path) };
+        });
+      }
       // commander requires child_process (with net and dgram, ~2.5% of a 1-case `harness run`) at load, for the
       // executable subcommands no CLI here has: it is required on the first spawn instead.
       b.onLoad({ filter: /[/\\]node_modules[/\\]commander[/\\]lib[/\\]command\.js$/ }, (args) => {
@@ -188,7 +209,7 @@ async function bundleCli(pkg, packagesInside) {
     chunkNames: '[name]-[hash]',
     logLevel: 'warning',
     tsconfig: join(root, 'packages', pkg, 'tsconfig.json'),
-    plugins: [bundlePlugin(outdir)],
+    plugins: [bundlePlugin(outdir, { lazyZodJit: pkg === 'harness' })],
     banner: {
       // CommonJS packages inside the bundle call require() for Node built-ins; ES modules have no require.
       // The entries map tells plugins/import.ts which of the bundle’s files stands for which workspace package.
@@ -251,7 +272,7 @@ async function bundleCliCommonJs(pkg, { outdir, entryPoints, entries, metafile }
     target: 'node20',
     logLevel: 'warning',
     tsconfig: join(root, 'packages', pkg, 'tsconfig.json'),
-    plugins: [bundlePlugin(outdir, { commonjs: true })],
+    plugins: [bundlePlugin(outdir, { commonjs: true, lazyZodJit: pkg === 'harness' })],
     define: { 'import.meta.url': '__aehModuleUrl' },
     banner: {
       js: [

@@ -78,6 +78,47 @@ tests: [{ id: a, input: hi }]
     expect(r.stderr).toMatch(/suite\.yaml:2:7: name: Invalid input: expected string, received number/);
   });
 
+  // The harness bundle lets each zod object schema compile its fast parser only on its 17th parse
+  // (scripts/build-bundles.mjs): results and messages must be those of the tsc output, which always compiles it.
+  it('a 40-case run and its validation errors, before and after zod compiles its parsers, equal the tsc output', () => {
+    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    const cases = Array.from({ length: 40 }, (_, i) => ({
+      id: `c${i}`,
+      input: i % 3 === 0 ? { text: `question ${i}`, n: i } : `question ${i}`,
+      expected: i % 2 === 0 ? `${i}` : 'nothing',
+      tags: i % 5 === 0 ? ['five'] : undefined,
+      metadata: { i, extra: null },
+    }));
+    writeFileSync(join(d, 'cases.jsonl'), cases.map((c) => JSON.stringify(c)).join('\n'));
+    const suite = (tests: string) =>
+      `version: "1.0"\nname: forty\nagent: { adapter: echo }\nevaluators: [contains, { name: exact_match, weight: 2 }]\nmetrics: [success_rate, error_rate]\ntests: ${tests}\n`;
+    writeFileSync(join(d, 'suite.yaml'), suite('file://cases.jsonl'));
+    const tsc = join(root, 'packages/harness/dist/cli/main.js');
+    const run = (cli: string[], out: string) =>
+      spawnSync(process.execPath, [...cli, 'run', 'suite.yaml', '--out', out, '--no-index', '--format', 'json'], {
+        cwd: d,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', CI: '' },
+        timeout: 60_000,
+      });
+    const bin = join(root, 'packages/harness/bin/harness.js');
+    expect(run([bin], 'bundled').status).toBe(0);
+    expect(run([tsc], 'tsc').status).toBe(0);
+    const volatile =
+      /"(id|started_at|finished_at|duration|latency|path|value|formatted_value|lower|upper)":("[^"]*"|[-\d.e]+|null)/g;
+    const journal = (out: string) => readFileSync(join(d, out, 'journal.jsonl'), 'utf8').replace(volatile, '');
+    expect(journal('bundled')).toContain('"test_id":"c39"');
+    expect(journal('bundled')).toBe(journal('tsc'));
+    // Invalid cases early (interpreted parser) and late (compiled parser) in one file.
+    const bad = cases.map((c, i) => (i === 2 || i === 30 ? { ...c, input: 7, repeat: 'x' } : c));
+    writeFileSync(join(d, 'cases.jsonl'), bad.map((c) => JSON.stringify(c)).join('\n'));
+    const [fromBundle, fromTsc] = [run([bin], 'bad-bundled'), run([tsc], 'bad-tsc')];
+    expect(fromBundle.status).toBe(2);
+    expect(fromBundle.stderr).toMatch(/cases\.jsonl:3:/);
+    expect(fromBundle.stderr).toMatch(/cases\.jsonl:31:/);
+    expect(fromBundle.stderr).toBe(fromTsc.stderr);
+  });
+
   it('stack traces name the TypeScript sources through the source maps', () => {
     const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
     // A module adapter whose file throws when loaded: a runtime error (exit 3) with HARNESS_DEBUG printing the stack.
