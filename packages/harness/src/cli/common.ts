@@ -11,21 +11,23 @@ export { CliError };
 /** Exit codes (docs/ci.md): the common four, and 4 when a comparison gate is inconclusive (a big drop on too few cases). */
 export const EXIT = { ...COMMON_EXIT, inconclusive: 4 } as const;
 
-/**
- * Register the built-in plugins, loaded only by commands that need them: every one (side-effect imports), or with
- * `names` only those named (any kind), the others declared by name (plugins/builtins.ts; `harness run`).
- */
-export async function loadBuiltins(names?: Iterable<string>): Promise<void> {
-  if (names !== undefined) {
-    const { loadBuiltinPlugins } = await import('../plugins/builtins.js');
-    return loadBuiltinPlugins(names);
-  }
+/** Register every built-in plugin (side-effect imports), loaded only by commands that need them. */
+export async function loadBuiltins(): Promise<void> {
   await Promise.all([
     import('../evaluators/index.js'),
     import('../metrics/index.js'),
     import('../adapters/index.js'),
     import('../reporters/index.js'),
   ]);
+}
+
+/**
+ * Register only the built-ins named in `names` (any kind), the others declared by name (plugins/builtins.ts;
+ * `harness run`). No parameter on loadBuiltins itself: tests pass it to beforeAll, which reads its parameters.
+ */
+export async function loadNamedBuiltins(names: Iterable<string>): Promise<void> {
+  const { loadBuiltinPlugins } = await import('../plugins/builtins.js');
+  await loadBuiltinPlugins(names);
 }
 
 /** Parse a positive integer option, or throw a usage error naming the option. */

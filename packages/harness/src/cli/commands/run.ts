@@ -407,7 +407,7 @@ async function resultLine(view: ExperimentView): Promise<string> {
  */
 async function loadRunSuite(request: RunRequest): Promise<LoadedSuite> {
   const { loadSuite, SuiteValidationError } = await import('../../suites/loader.js');
-  const { loadBuiltins } = await import('../common.js');
+  const { loadBuiltins, loadNamedBuiltins } = await import('../common.js');
   // A queue coordinator never calls the agent: variables only workers have may be unset here.
   const env = request.queue ? (await import('../../scale/env.js')).lenientEnv() : undefined;
   // The defaults the runner falls back to: suites/loader.ts (metrics) and runner/agent-runner.ts (FALLBACK_EVALUATOR).
@@ -421,7 +421,7 @@ async function loadRunSuite(request: RunRequest): Promise<LoadedSuite> {
         beforePlugins: (raw) =>
           Array.isArray(raw.plugins) && raw.plugins.length > 0
             ? loadBuiltins()
-            : loadBuiltins([...named, ...stringsIn(raw)]),
+            : loadNamedBuiltins([...named, ...stringsIn(raw)]),
       });
     } catch (err) {
       if (!(err instanceof SuiteValidationError)) throw err;
