@@ -13,7 +13,7 @@
 // - `import.meta.url` in package sources is rewritten to the URL of the file's tsc output (dist/<same path>.js),
 //   so data folders, package.json and worker scripts found relative to a source file resolve as before.
 // - Linked source maps; the bins turn them on where a stack can be printed (HARNESS_DEBUG, SOCLAB_DEBUG, servers).
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -221,7 +221,19 @@ async function bundleCli(pkg, packagesInside) {
       ].join('\n'),
     },
   });
+  removeStaleChunks(outdir, esm.metafile);
   return { outdir, entryPoints, entries, metafile: esm.metafile };
+}
+
+/**
+ * Chunk names carry a content hash, so every build that changes code adds new chunk files beside the old ones
+ * (over a thousand after a day of rebuilding, all shipped by `npm pack`). Remove the chunks this build did not write.
+ */
+function removeStaleChunks(outdir, metafile) {
+  const written = new Set(Object.keys(metafile.outputs).map((path) => resolve(root, path)));
+  for (const name of readdirSync(outdir)) {
+    if (/-[A-Z0-9]{8}\.js(\.map)?$/.test(name) && !written.has(join(outdir, name))) rmSync(join(outdir, name));
+  }
 }
 
 /**

@@ -226,4 +226,19 @@ tests: [{ id: a, input: hi }]
       expect(cacheFiles().filter((f) => f.startsWith(`run-${process.version}-${process.arch}-`))).toEqual([runCache]);
     }
   });
+
+  it('ships only the chunks of the current build: each chunk is imported by another file of its bundle', () => {
+    // Chunk names carry a content hash; a rebuild must not leave the previous build's chunks behind.
+    for (const dir of ['packages/harness/dist/bundle', 'packages/soclab/dist/bundle'].map((d) => join(root, d))) {
+      if (!existsSync(dir)) continue;
+      const scripts = readdirSync(dir).filter((f) => /\.(c?js)$/.test(f));
+      const chunks = scripts.filter((f) => /-[A-Z0-9]{8}\.js$/.test(f));
+      expect(chunks.length).toBeGreaterThan(0);
+      const referenced = new Set<string>();
+      for (const f of scripts) {
+        for (const m of readFileSync(join(dir, f), 'latin1').matchAll(/[\w.-]+-[A-Z0-9]{8}\.js/g)) referenced.add(m[0]);
+      }
+      expect(chunks.filter((c) => !referenced.has(c))).toEqual([]);
+    }
+  });
 });
