@@ -1,9 +1,10 @@
 /**
- * Helpers shared by soclab CLI commands. Keep this file free of heavy imports (every command imports it).
+ * Helpers shared by soclab CLI commands. Keep this file free of heavy imports (every command imports it): harness
+ * subpaths, never the harness root, which evaluates the whole library (~190M instructions of `soclab --version`).
  */
 
-import { colourWanted, tableStyle } from '@aeh/harness';
 import { CliError, EXIT as COMMON_EXIT } from '@aeh/harness/cli';
+import { colourWanted, tableStyle } from '@aeh/harness/colour';
 import { errorMessage } from '@aeh/harness/errors';
 import Table from 'cli-table3';
 import pc from 'picocolors';

@@ -1,4 +1,4 @@
-import { formatSeconds } from '@aeh/harness';
+import { formatSeconds } from '@aeh/harness/durations';
 
 /**
  * Progress of the configurations of a soclab campaign, demo or compare on stderr: a bar with counts and an ETA

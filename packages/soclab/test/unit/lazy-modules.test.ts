@@ -95,3 +95,22 @@ if (typeof writeReports !== 'function') throw new Error('no writeReports');`
     },
   );
 });
+
+describe('the CLI entry does not evaluate the harness root', () => {
+  // Every command (`--version`, `scenarios`) imports cli/common.ts; the harness root evaluates the whole library
+  // (adapters, reporters, suites, the run index: ~190M instructions of a fresh `soclab --version`).
+  const harnessRoot = (m: string) => /\/harness\/(dist|src)\/index\.(js|ts)$/.test(m);
+  it.skipIf(!existsSync(join(dist, 'cli/main.js')))(
+    'loading every command module leaves the harness root unloaded; the campaign runner loads it',
+    async () => {
+      // With no command, main prints the help: every command module is loaded, none runs.
+      const loaded = await modulesLoadedBy(`await import(${JSON.stringify(`file://${dist}/cli/main.js`)});`);
+      // Degenerate check first: the hook saw the CLI and the harness subpaths it uses.
+      expect(loaded.some((m) => m.endsWith('/soclab/dist/cli/common.js'))).toBe(true);
+      expect(loaded.some((m) => m.endsWith('/harness/dist/core/colour.js'))).toBe(true);
+      expect(loaded.filter(harnessRoot)).toEqual([]);
+      const running = await modulesLoadedBy(`await import(${JSON.stringify(`file://${dist}/campaign/run.js`)});`);
+      expect(running.filter(harnessRoot).length).toBe(1);
+    },
+  );
+});
