@@ -9,8 +9,13 @@ import { setFlagsFromString } from 'node:v8';
 // then recompiles the hot ones with TurboFan. A demo or campaign ends before that pays back (fresh `soclab demo`:
 // 0.68x the CPU without it; a 10-repeat campaign: 0.93x), so those run Liftoff code only. The long-lived processes
 // keep tiering up: their steady decision rate is ~1.6x higher with it. Set before anything compiles the module.
+// And they validate each WebAssembly function when it is first compiled instead of all ~4 MB up front (V8 already
+// compiles lazily; the eager validation was ~150M instructions of every process that loads Cedar, most of them for
+// functions never called). Cedar's module is a pinned dependency; a function that failed validation would still
+// fail, at its first call instead of at load.
 const longLived = ['serve', 'worker', 'mcp'].includes(process.argv[2] ?? '');
 if (!longLived) setFlagsFromString('--liftoff-only');
+if (!longLived) setFlagsFromString('--wasm-lazy-validation');
 
 // Stack traces name the TypeScript sources, not bundle or tsc output offsets, where a stack can be printed: with
 // SOCLAB_DEBUG, and in the servers' logs. Not otherwise: reading and parsing the source maps costs every short command.
