@@ -32,8 +32,54 @@ export const c = {
 };
 
 /** A table that only uses colour on a terminal. */
-export function table(head: string[]): Table.Table {
-  return new Table({ head, style: { ...tableStyle(colour()), compact: true } });
+export function table(head: string[]): TextTable {
+  return new TextTable(head, colour());
+}
+
+/** Cells drawn without cli-table3: printable ASCII and the ellipsis the commands truncate with, one column each. */
+const PLAIN_CELL = /^[\x20-\x7e\u2026]*$/;
+const isPlainCell = (cell: Table.Cell): cell is string => typeof cell === 'string' && PLAIN_CELL.test(cell);
+
+/**
+ * cli-table3's compact table, with the same bytes. cli-table3 measures every cell with string-width (ANSI and
+ * emoji regexes, cold code in a fresh process: ~200M instructions for the 33 rows of `soclab scenarios`), so
+ * the common case, no colour and every cell one line of plain characters, is drawn here; anything else (colour,
+ * line breaks, wide or control characters, non-string cells, ragged rows) goes to cli-table3.
+ */
+export class TextTable {
+  private readonly rows: Table.HorizontalTableRow[] = [];
+  constructor(
+    private readonly head: string[],
+    private readonly colour: boolean,
+  ) {}
+
+  push(...rows: Table.HorizontalTableRow[]): number {
+    this.rows.push(...rows);
+    return this.rows.length;
+  }
+
+  toString(): string {
+    const width = this.head.length;
+    const plain =
+      !this.colour &&
+      width > 0 &&
+      this.head.every(isPlainCell) &&
+      this.rows.every((row) => row.length === width && row.every(isPlainCell));
+    if (!plain) {
+      const fallback = new Table({ head: this.head, style: { ...tableStyle(this.colour), compact: true } });
+      fallback.push(...this.rows);
+      return fallback.toString();
+    }
+    const rows = this.rows as string[][];
+    const widths = this.head.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] as string).length)));
+    const rule = (left: string, middle: string, right: string) =>
+      `${left}${widths.map((w) => '─'.repeat(w + 2)).join(middle)}${right}`;
+    const line = (row: string[]) => `│${row.map((cell, i) => ` ${cell.padEnd(widths[i] as number)} `).join('│')}│`;
+    const lines = [rule('┌', '┬', '┐'), line(this.head)];
+    if (rows.length > 0) lines.push(rule('├', '┼', '┤'), ...rows.map(line));
+    lines.push(rule('└', '┴', '┘'));
+    return lines.join('\n');
+  }
 }
 
 /** Everything the CLI prints about a run passes through canary redaction (secrets never reach a terminal or log). */
