@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { groundedMock } from '../conformance/agents.js';
 import { sha256Hex } from '../contracts/canonical.js';
 import type { AttackScenario } from '../contracts/scenarios.js';
 import { MockAdversaryProvider } from '../providers/mock.js';
@@ -81,6 +80,8 @@ export async function checkCorpus(corpus: ScenarioCorpus, ids?: readonly string[
   const wanted = ids ? new Set(ids.map((x) => x.toUpperCase())) : null;
   const scenarios = corpus.all.filter((s) => !wanted || wanted.has(s.id));
   const problems: CheckProblem[] = [];
+  // Loaded here: conformance/agents.ts brings node:http, which a campaign (it imports this file) does not need.
+  const { groundedMock } = await import('../conformance/agents.js');
   const at = (s: AttackScenario, path: readonly string[], message: string): CheckProblem => {
     const file = corpus.sources.get(s.id) ?? s.id;
     const pos = corpus.sources.has(s.id) ? locateInFile(file, path) : null;

@@ -57,6 +57,9 @@ soclabProviderRegistry({ env: {} }).check('mock');`);
       expect(loaded.some((m) => m.includes('better-sqlite3'))).toBe(true);
       const unwanted = loaded.filter((m) => /node_modules\/(undici|pg|@modelcontextprotocol\/server)\//.test(m));
       expect(unwanted).toEqual([]);
+      // Nor node:http (the scenario check's grounded agent serves HTTP; the study only imports the check's module).
+      expect(loaded).toContain('node:fs');
+      expect(loaded).not.toContain('node:http');
     },
   );
 
