@@ -301,11 +301,12 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
         })
     : undefined;
   let experiment: Awaited<ReturnType<typeof runExperiment>>;
+  const inFlight = new Set<Promise<void>>();
   try {
     experiment = await runExperiment({
       suite,
       execute,
-      agent: seeded ? seededAgent(agent, seeded, label) : agent,
+      agent: trackingRuns(seeded ? seededAgent(agent, seeded, label) : agent, inFlight),
       // The harness run header (its id is the campaign id) from the seed and the epoch too.
       reproducible: seeded
         ? {
@@ -346,6 +347,8 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     // The harness's setup errors (nothing ran) are configuration problems.
     if (error instanceof Error && /SetupError$/.test(error.name)) throw new CampaignConfigError(error.message);
     throw error;
+  } finally {
+    await settledWithin(inFlight, IN_FLIGHT_GRACE_MS);
   }
 
   // Everything the scorecard shows is read back from the journal.
@@ -458,23 +461,58 @@ function withoutLatency(record: RunRecord): RunRecord {
  * The campaign's agent with each scenario run (scenario x repeat x attempt) in its own reproducible scope: ids,
  * times and grant keys come from the seed in call order within the run, so concurrency cannot reorder them.
  */
-export function seededAgent(
-  agent: Awaited<ReturnType<typeof createSoclabAgent>>,
-  seeded: { seed: number; epochMs: number },
-  label: string,
-): Awaited<ReturnType<typeof createSoclabAgent>> {
+export function seededAgent(agent: SoclabAgent, seeded: { seed: number; epochMs: number }, label: string): SoclabAgent {
+  return withRun(agent, (input, ctx) =>
+    withReproducibleScope(seeded.seed, `${label}/${ctx.testCase.id}/${ctx.repeat}/${ctx.attempt}`, seeded.epochMs, () =>
+      agent.run(input, ctx),
+    ),
+  );
+}
+
+type SoclabAgent = Awaited<ReturnType<typeof createSoclabAgent>>;
+
+/** The agent with another `run`; `close` and `describe` still reach the agent itself. */
+function withRun(agent: SoclabAgent, run: SoclabAgent['run']): SoclabAgent {
   const { close, describe } = agent;
   return {
-    run: (input, ctx) =>
-      withReproducibleScope(
-        seeded.seed,
-        `${label}/${ctx.testCase.id}/${ctx.repeat}/${ctx.attempt}`,
-        seeded.epochMs,
-        () => agent.run(input, ctx),
-      ),
+    run,
     ...(close ? { close: () => close.call(agent) } : {}),
     ...(describe ? { describe: () => describe.call(agent) } : {}),
   };
+}
+
+/**
+ * How long a campaign that was cancelled (or whose run timed out) waits for its scenario runs still in flight. The
+ * harness stops waiting for a case at once, but the run goes on writing its chain until it notices (a run stopped
+ * while waiting for a person records the denial, then `run.finished`); whoever then closes the campaign's open
+ * chains must come after those writes, not between them.
+ */
+const IN_FLIGHT_GRACE_MS = 10_000;
+
+/** Notes each scenario run in `inFlight` until it settles. */
+function trackingRuns(agent: SoclabAgent, inFlight: Set<Promise<void>>): SoclabAgent {
+  return withRun(agent, (input, ctx) => {
+    const running = agent.run(input, ctx);
+    const settled = running.then(
+      () => undefined,
+      () => undefined,
+    );
+    inFlight.add(settled);
+    void settled.then(() => inFlight.delete(settled));
+    return running;
+  });
+}
+
+/** Waits until every run in `inFlight` has settled, or `ms` passed (a run stuck in a call that ignores its signal). */
+async function settledWithin(inFlight: ReadonlySet<Promise<void>>, ms: number): Promise<void> {
+  if (inFlight.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  await Promise.race([Promise.all(inFlight), deadline]);
+  clearTimeout(timer);
 }
 
 /** The reproducible clock's start: SOURCE_DATE_EPOCH when set (a malformed one is a configuration error), else now. */
