@@ -27,6 +27,7 @@ import { createSoclabAgent, type SoclabAgentConfig } from './adapter.js';
 import './evaluators/index.js';
 import './metrics/index.js';
 import { errorMessage } from '@aeh/harness/errors';
+import { sleep } from '@aeh/harness/retry';
 import { soclabTelemetry } from '../telemetry/session.js';
 import { soclabVersion } from '../version.js';
 import { type RunRecord, recordOf, scoredRun, trustedRecordOf } from './record.js';
@@ -506,13 +507,9 @@ function trackingRuns(agent: SoclabAgent, inFlight: Set<Promise<void>>): SoclabA
 /** Waits until every run in `inFlight` has settled, or `ms` passed (a run stuck in a call that ignores its signal). */
 async function settledWithin(inFlight: ReadonlySet<Promise<void>>, ms: number): Promise<void> {
   if (inFlight.size === 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  await Promise.race([Promise.all(inFlight), deadline]);
-  clearTimeout(timer);
+  const settled = new AbortController();
+  await Promise.race([Promise.all(inFlight).then(() => settled.abort()), sleep(ms, settled.signal)]);
+  settled.abort();
 }
 
 /** The reproducible clock's start: SOURCE_DATE_EPOCH when set (a malformed one is a configuration error), else now. */
