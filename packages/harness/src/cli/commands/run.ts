@@ -402,8 +402,9 @@ async function resultLine(view: ExperimentView): Promise<string> {
 /**
  * Loads the suite with only the built-in plugins it can name: every string in the suite (names sit in many places:
  * agent, evaluators, metrics, a route's adapters...), the --format reporters, the --agent adapter and the runner's
- * default metric and evaluator. A suite with `plugins:` loads them all. Any validation error (a case naming a built-in the suite does not, or a real mistake) loads every built-in and
- * validates again, so error messages are those of a fully loaded registry.
+ * default metric and evaluator. A suite with `plugins:` loads them all. Any validation error (a case naming a
+ * built-in the suite does not, or a real mistake) loads every built-in and validates again, so error messages are
+ * those of a fully loaded registry.
  */
 async function loadRunSuite(request: RunRequest): Promise<LoadedSuite> {
   const { loadSuite, SuiteValidationError } = await import('../../suites/loader.js');
