@@ -120,12 +120,20 @@ export async function until<T>(probe: () => Promise<T | undefined>, what: string
 }
 
 /** Wait for a campaign to reach completed or failed and return its final view. */
-export async function finished(base: string, campaignId: string): Promise<Json> {
-  return until(async () => {
-    const r = await call(base, 'GET', `/api/v1/campaigns/${campaignId}`, { as: 'viewer' });
-    return r.body.status === 'completed' || r.body.status === 'failed' ? r.body : undefined;
-  }, `campaign ${campaignId} to finish`);
+export async function finished(base: string, campaignId: string, timeoutMs?: number): Promise<Json> {
+  return until(
+    async () => {
+      const r = await call(base, 'GET', `/api/v1/campaigns/${campaignId}`, { as: 'viewer' });
+      return ['completed', 'failed', 'cancelled'].includes(r.body.status) ? r.body : undefined;
+    },
+    `campaign ${campaignId} to finish`,
+    timeoutMs,
+  );
 }
+
+/** A run's chain as the API replays it. */
+export const eventsOf = async (base: string, runId: string): Promise<Json[]> =>
+  (await call(base, 'GET', `/api/v1/runs/${runId}/events`, { as: 'viewer' })).body;
 
 /** No canary secret in any form the redactor knows (literal, base64 or hex of the prefix). */
 export function expectNoCanary(text: string): void {

@@ -12,7 +12,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, type Json, TOKENS, tempDir, until } from '../../helpers/api.js';
+import { call, eventsOf, finished, type Json, TOKENS, tempDir, until } from '../../helpers/api.js';
 import { REPO_ROOT } from '../../helpers/cli.js';
 import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../../helpers/postgres.js';
 import { type ServeProcess, SOCLAB_CLI, startServe, stopProcess } from '../../helpers/serve.js';
@@ -71,19 +71,7 @@ async function settledChain(base: string, runId: string): Promise<Json[]> {
   }, 'the waiting run to stop writing');
 }
 
-async function done(base: string, id: string): Promise<Json> {
-  return until(
-    async () => {
-      const r = await call(base, 'GET', `/api/v1/campaigns/${id}`, { as: 'viewer' });
-      return ['completed', 'failed', 'cancelled'].includes(r.body.status) ? r.body : undefined;
-    },
-    `campaign ${id} to finish`,
-    120_000,
-  );
-}
-
-const eventsOf = async (base: string, runId: string): Promise<Json[]> =>
-  (await call(base, 'GET', `/api/v1/runs/${runId}/events`, { as: 'viewer' })).body;
+const done = (base: string, id: string): Promise<Json> => finished(base, id, 120_000);
 
 /** `soclab verify-chain --db` on the data folder's store (or a database URL): exit code and output. */
 function verifyChain(dir: string, databaseUrl?: string): { status: number | null; out: string } {

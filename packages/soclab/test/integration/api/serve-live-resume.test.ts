@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryForRun } from '../../../src/simulator/state.js';
-import { call, type Json, TOKENS, tempDir, until } from '../../helpers/api.js';
+import { call, eventsOf, finished, type Json, TOKENS, tempDir, until } from '../../helpers/api.js';
 import { REPO_ROOT } from '../../helpers/cli.js';
 import { failWithoutPostgresUnderCi, ownDatabase, PG_URL } from '../../helpers/postgres.js';
 import { type ServeProcess, SOCLAB_CLI, startServe, stopProcess } from '../../helpers/serve.js';
@@ -159,19 +159,7 @@ async function startWaiting(base: string, seed?: number): Promise<{ id: string; 
   return { id, pending };
 }
 
-async function done(base: string, id: string): Promise<Json> {
-  return until(
-    async () => {
-      const r = await call(base, 'GET', `/api/v1/campaigns/${id}`, { as: 'viewer' });
-      return ['completed', 'failed', 'cancelled'].includes(r.body.status) ? r.body : undefined;
-    },
-    `campaign ${id} to finish`,
-    60_000,
-  );
-}
-
-const eventsOf = async (base: string, runId: string): Promise<Json[]> =>
-  (await call(base, 'GET', `/api/v1/runs/${runId}/events`, { as: 'viewer' })).body;
+const done = (base: string, id: string): Promise<Json> => finished(base, id, 60_000);
 
 const approve = (base: string, approvalId: string) =>
   call(base, 'POST', `/api/v1/approvals/${approvalId}/decision`, {
