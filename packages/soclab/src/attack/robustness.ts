@@ -1,4 +1,4 @@
-import { wilson } from '@aeh/harness';
+import { wilson } from '@aeh/harness/stats';
 import { z } from 'zod';
 import { AUTHORITY_LABELS } from '../contracts/enums.js';
 import type { Scorecard } from '../reports/scorecard.js';

@@ -1,5 +1,5 @@
-import { type Interval, seededRandom, wilson } from '@aeh/harness';
 import { itemAt } from '@aeh/harness/item-at';
+import { type Interval, seededRandom, wilson } from '@aeh/harness/stats';
 import type { ModelProvider } from '@aeh/models';
 import { sha256Hex } from '../contracts/canonical.js';
 import type { AuthorityLevel } from '../contracts/enums.js';

@@ -1,14 +1,7 @@
-import {
-  type Agent,
-  agentOutput,
-  DEFAULT_RETRY,
-  defineAdapter,
-  RetryBudget,
-  type RetryPolicy,
-  type RunContext,
-  type ToolCallRecordInput,
-} from '@aeh/harness';
+import type { Agent, RetryPolicy, RunContext, ToolCallRecordInput } from '@aeh/harness';
 import { errorMessage } from '@aeh/harness/errors';
+import { agentOutput, defineAdapter } from '@aeh/harness/plugins';
+import { DEFAULT_RETRY, RetryBudget } from '@aeh/harness/retry';
 import { withTraceparent } from '@aeh/harness/telemetry/context';
 import type { Tracing } from '@aeh/harness/telemetry/otel';
 import type { Env, ModelPrice, ModelProvider } from '@aeh/models';

@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { createRunFolder, type RetryPolicy, type RunProgress, runExperiment, type TestCaseResult } from '@aeh/harness';
+import type { RetryPolicy, RunProgress, TestCaseResult } from '@aeh/harness';
+import { loadBuiltinPlugins } from '@aeh/harness/plugins';
+import { createRunFolder, runExperiment } from '@aeh/harness/runner';
 import { firstZodIssue } from '@aeh/harness/zod-issues';
 import type { ModelProvider } from '@aeh/models';
 import { z } from 'zod';
@@ -281,6 +283,9 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
     options: (described.options ?? {}) as Record<string, unknown>,
     label: described.label,
   });
+  // The runner comes from `@aeh/harness/runner`, which (unlike the root) evaluates no built-in plugin: load the
+  // built-in metrics the suite names (`success_rate`); soclab's own plugins registered on import above.
+  await loadBuiltinPlugins(suite.metrics.map((m) => (typeof m === 'string' ? m : m.name)));
   const runDir = resolve(hooks.runDir ?? createRunFolder(`soclab-${label}`, hooks.runsRoot ?? 'runs'));
   const resuming = hooks.resume === true && existsSync(join(runDir, 'journal.jsonl'));
   if (!resuming) prepareRunDir(runDir);

@@ -1,4 +1,5 @@
-import { slimResult, type TestCaseResult } from '@aeh/harness';
+import type { TestCaseResult } from '@aeh/harness';
+import { slimResult } from '@aeh/harness/runner';
 import { trustedRecordOf } from './record.js';
 
 /**

@@ -1,4 +1,4 @@
-import { seededRandom } from '@aeh/harness';
+import { seededRandom } from '@aeh/harness/stats';
 import type { PendingApproval } from '../contracts/approvals.js';
 import type { ApprovalDecision } from '../contracts/enums.js';
 import type { ActionProposal } from '../contracts/proposals.js';

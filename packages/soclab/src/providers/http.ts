@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { SecretScrubber } from '@aeh/harness';
 import { errorMessage } from '@aeh/harness/errors';
+import { SecretScrubber } from '@aeh/harness/secrets';
 import { currentTraceparent } from '@aeh/harness/telemetry/context';
 import {
   CapabilityUnsupportedError,

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
-import { importModule } from '@aeh/harness';
 import { errorMessage } from '@aeh/harness/errors';
+import { importModule } from '@aeh/harness/plugins';
 import { formatZodIssues } from '@aeh/harness/zod-issues';
 import { ProviderCapabilities, type ProviderEntry, registerPrices, ValidationLevel } from '@aeh/models';
 import { z } from 'zod';

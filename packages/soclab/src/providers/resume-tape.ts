@@ -1,4 +1,4 @@
-import { looksSecret, SecretScrubber } from '@aeh/harness';
+import { looksSecret, SecretScrubber } from '@aeh/harness/secrets';
 import { type ModelProvider, type ModelRequest, ModelResponse, ProviderError } from '@aeh/models';
 import { sha256Hex } from '../contracts/canonical.js';
 import { reproducibleScope } from '../contracts/reproducible.js';

@@ -1,4 +1,4 @@
-import { wilson } from '@aeh/harness';
+import { wilson } from '@aeh/harness/stats';
 import type { CorpusEntry, ScenarioOutcome } from '../contracts/campaign.js';
 import { AUTHORITY_LABELS, type AuthorityLevel, LeakEncoding, LeakSink, type ScoreFamily } from '../contracts/enums.js';
 import { AGENT_SINKS, attemptedHarm, describeAttempts } from './intrinsic.js';

@@ -1,4 +1,4 @@
-import { mcnemarExact, signFlipTest } from '@aeh/harness';
+import { mcnemarExact, signFlipTest } from '@aeh/harness/stats';
 import { z } from 'zod';
 import type { ScoredRun } from './engine.js';
 import { clusteredRate, proportion, solved } from './engine.js';

@@ -9,11 +9,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { type RunExecutor, SecretScrubber, type SuiteLike } from '@aeh/harness';
+import type { RunExecutor, SuiteLike } from '@aeh/harness';
 import { errorMessage } from '@aeh/harness/errors';
 import type { RunRecord } from '@aeh/harness/queue/protocol';
 import type { connectRedis } from '@aeh/harness/queue/redis';
 import type { PreparedRun, QueuedJobAttempt } from '@aeh/harness/queue/worker';
+import { SecretScrubber } from '@aeh/harness/secrets';
 import { firstZodIssue } from '@aeh/harness/zod-issues';
 import { z } from 'zod';
 import { createSoclabAgent } from '../campaign/adapter.js';

@@ -1,4 +1,5 @@
-import { type AgentOutput, defineEvaluator, type EvaluationResult, errorResult, result } from '@aeh/harness';
+import type { AgentOutput, EvaluationResult } from '@aeh/harness';
+import { defineEvaluator, errorResult, result } from '@aeh/harness/plugins';
 import { z } from 'zod';
 import { type RunRecord, recordOf } from '../record.js';
 

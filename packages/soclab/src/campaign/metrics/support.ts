@@ -1,10 +1,5 @@
-import {
-  defineMetric,
-  type MetricDirection,
-  type MetricResultInput,
-  metricResult,
-  type TestCaseResult,
-} from '@aeh/harness';
+import type { MetricDirection, MetricResultInput, TestCaseResult } from '@aeh/harness';
+import { defineMetric, metricResult } from '@aeh/harness/plugins';
 import { z } from 'zod';
 import { CorpusEntry } from '../../contracts/campaign.js';
 import { assess, type ScoredRun } from '../../scoring/engine.js';
