@@ -1,6 +1,7 @@
 import { type ModelProvider, ProviderError } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
-import { envValue, type VendorAdapterOptions } from './ai-sdk.js';
+import { envValue } from '../shared/env.js';
+import type { VendorAdapterOptions } from './ai-sdk.js';
 import { createOpenAICompatibleProvider } from './openai-compatible.js';
 
 export const OLLAMA_DEFAULT_BASE_URL = 'http://localhost:11434';

@@ -1,6 +1,7 @@
 import type { ModelProvider, ProviderCapabilities } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
-import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { envValue, requireEnv } from '../shared/env.js';
+import type { VendorAdapterOptions } from './ai-sdk.js';
 import { absoluteHttpUrl, createVendorProvider } from './vendor.js';
 
 export interface OpenAICompatibleProviderOptions extends VendorAdapterOptions {

@@ -1,7 +1,8 @@
 import type { ModelProvider } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
+import { envValue, requireEnv } from '../shared/env.js';
 import { registerPrices } from '../shared/pricing.js';
-import { envValue, requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import type { VendorAdapterOptions } from './ai-sdk.js';
 import { createVendorProvider } from './vendor.js';
 
 export interface OpenAIProviderOptions extends VendorAdapterOptions {

@@ -1,6 +1,7 @@
 import { type ModelProvider, ProviderError } from '../provider.js';
 import type { ProviderEntry } from '../registry.js';
-import { requireEnv, type VendorAdapterOptions } from './ai-sdk.js';
+import { requireEnv } from '../shared/env.js';
+import type { VendorAdapterOptions } from './ai-sdk.js';
 import { createGeminiProvider, geminiEntry } from './gemini.js';
 
 export interface VertexProviderOptions extends VendorAdapterOptions {
