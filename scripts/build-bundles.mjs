@@ -94,10 +94,39 @@ function workspaceSource(spec) {
  */
 const ZOD_LOCALES = 'aeh-zod-locales';
 
-function bundlePlugin(outdir, { commonjs = false, lazyZodJit = false } = {}) {
+/**
+ * The report renderer inside the CommonJS bundle, so V8's code cache holds it: from node_modules, `react-dom/server`
+ * compiled both of React's server renderers (~560 KB, the streaming one unused) on every report-writing run. Each of
+ * these specifiers becomes a module that takes React's production build from the bundle when NODE_ENV is
+ * `production` (as the report commands set it), else React from node_modules as before (development build with
+ * NODE_ENV=development). Of `react-dom/server` only the legacy renderer (renderToStaticMarkup) is bundled. The
+ * modules are evaluated when first required, by the report renderers' own lazy import.
+ */
+const REACT = 'aeh-react';
+const REACT_PRODUCTION = {
+  react: 'react/cjs/react.production.js',
+  'react/jsx-runtime': 'react/cjs/react-jsx-runtime.production.js',
+  'react-dom': 'react-dom/cjs/react-dom.production.js',
+  'react-dom/server': 'react-dom/cjs/react-dom-server-legacy.node.production.js',
+};
+
+function bundlePlugin(outdir, { commonjs = false, lazyZodJit = false, bundledReact = false } = {}) {
   return {
     name: 'aeh-bundle',
     setup(b) {
+      if (bundledReact) {
+        b.onResolve({ filter: /^react(-dom)?(\/|$)/ }, (args) => {
+          // The fallback inside the module below: React from node_modules, as outside the bundle.
+          if (args.namespace === REACT) return { path: args.path, external: true };
+          if (!Object.hasOwn(REACT_PRODUCTION, args.path)) throw new Error(`${args.importer}: no bundled ${args.path}`);
+          return { path: args.path, namespace: REACT };
+        });
+        b.onLoad({ filter: /.*/, namespace: REACT }, (args) => ({
+          contents: `module.exports = process.env.NODE_ENV === 'production' ? require(${JSON.stringify(join(root, 'node_modules', REACT_PRODUCTION[args.path]))}) : require(${JSON.stringify(args.path)});`,
+          loader: 'js',
+          resolveDir: root,
+        }));
+      }
       b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
         /[/\\]node_modules[/\\]zod[/\\]v4[/\\]/.test(args.importer)
           ? { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: ZOD_LOCALES }
@@ -284,7 +313,7 @@ async function bundleCliCommonJs(pkg, { outdir, entryPoints, entries, metafile }
     target: 'node20',
     logLevel: 'warning',
     tsconfig: join(root, 'packages', pkg, 'tsconfig.json'),
-    plugins: [bundlePlugin(outdir, { commonjs: true, lazyZodJit: pkg === 'harness' })],
+    plugins: [bundlePlugin(outdir, { commonjs: true, lazyZodJit: pkg === 'harness', bundledReact: pkg === 'soclab' })],
     define: { 'import.meta.url': '__aehModuleUrl' },
     banner: {
       js: [

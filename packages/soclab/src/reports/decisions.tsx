@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource react */
-import { detailFields, eventView, valueText } from './event-view.js';
+import { detailFields, type EventView, eventView, valueText } from './event-view.js';
 import type { DecisionEntry, Scorecard } from './scorecard.js';
 
 /** The anchor of a run's row in the audit chain table, so each event links to the chain it sits on. */
@@ -26,8 +26,7 @@ export function ArgumentList({ json }: { json: string }) {
   );
 }
 
-function EventRow({ d }: { d: DecisionEntry }) {
-  const view = eventView(d.type, d.detail);
+function EventRow({ d, view }: { d: DecisionEntry; view: EventView }) {
   const anchor = chainAnchor(d.scenario_id, d.repeat);
   return (
     <tr id={`${anchor}-seq-${d.sequence}`} className="event-row" data-type={d.type}>
@@ -112,8 +111,8 @@ export function DecisionsByScenario({ s }: { s: Scorecard }) {
                 </tr>
               </thead>
               <tbody>
-                {entries.map((d) => (
-                  <EventRow key={`${d.sequence}`} d={d} />
+                {entries.map((d, i) => (
+                  <EventRow key={`${d.sequence}`} d={d} view={views[i] as EventView} />
                 ))}
               </tbody>
             </table>

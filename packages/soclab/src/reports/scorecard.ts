@@ -313,18 +313,27 @@ export function buildScorecard(run: ScoredCampaign, options: ScorecardOptions = 
 
 /** Sorted-key JSON with 2-space indentation, canary-redacted: the scorecard file's exact bytes. */
 export function scorecardJson(scorecard: Scorecard): string {
-  const sort = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(sort);
-    if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(
-        Object.keys(value as Record<string, unknown>)
-          .sort()
-          .map((k) => [k, sort((value as Record<string, unknown>)[k])]),
-      );
-    }
-    return value;
-  };
-  return `${JSON.stringify(sort(redact(scorecard, DEFAULT_CANARY_PATTERNS)), null, 2)}\n`;
+  return `${JSON.stringify(sortedKeys(redact(scorecard, DEFAULT_CANARY_PATTERNS)), null, 2)}\n`;
+}
+
+/**
+ * A copy of a JSON-like value with every object's keys in sorted order (integer-like keys still come first, as in
+ * any JavaScript object). A loop, not Object.fromEntries over key/value pairs: a fresh `soclab demo` runs this cold
+ * on ~20,000 values. `__proto__` would set the prototype through assignment, so such an object is copied with
+ * Object.fromEntries, which defines it as an own key.
+ */
+function sortedKeys(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  if (keys.includes('__proto__')) return Object.fromEntries(keys.map((k) => [k, sortedKeys(record[k])]));
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = record[k];
+    out[k] = v === null || typeof v !== 'object' ? v : sortedKeys(v);
+  }
+  return out;
 }
 
 /** Read and validate a scorecard file; errors name the file and the field path. */

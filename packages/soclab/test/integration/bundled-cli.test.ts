@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { StudyResult } from '../../src/campaign/study.js';
+import { smallStudy } from '../helpers/report-fixtures.js';
+import { scratchEvidence } from '../helpers/scratch.js';
 
 // The soclab bin runs the CommonJS copy of its bundle (dist/bundle/cli.cjs) through V8's code cache for short
 // commands while the bundles are fresh (scripts/build-bundles.mjs, scripts/code-cache-loader.mjs).
@@ -40,5 +43,68 @@ describe.skipIf(!cached)('soclab bin: the CommonJS bundle with a V8 code cache',
       expect(statSync(join(cacheDir, cacheFile)).size, state).toBeGreaterThan(100_000);
     }
     expect(new Set(outputs).size).toBe(1);
+  });
+});
+
+describe.skipIf(!cached)('soclab bin: the report renderer inside the CommonJS bundle', () => {
+  const scratch = scratchEvidence('soclab-bundled-react-');
+  let study: StudyResult;
+  beforeAll(async () => {
+    study = await smallStudy(join(scratch.dir, 'study'), scratch.evidence);
+  });
+  /** A report command through the bin (the bundle) or the tsc output, and the node_modules files it loaded. */
+  const report = (entry: 'bin' | 'tsc', args: string[], nodeEnv?: string) => {
+    const loadedFile = join(scratch.dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
+    const preload = join(scratch.dir, 'loaded.cjs');
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_FILE, Object.keys(require.cache).join('\\n')));`,
+    );
+    const main = entry === 'bin' ? 'packages/soclab/bin/soclab.js' : 'packages/soclab/dist/cli/main.js';
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', SOCLAB_DEBUG: '', LOADED_FILE: loadedFile };
+    if (nodeEnv === undefined) delete env.NODE_ENV;
+    else env.NODE_ENV = nodeEnv;
+    const r = spawnSync(process.execPath, ['--require', preload, join(root, main), 'report', ...args], {
+      cwd: root,
+      encoding: 'utf8',
+      env,
+      timeout: 60_000,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const loaded = readFileSync(loadedFile, 'utf8').split('\n');
+    return { stdout: r.stdout, react: loaded.filter((m) => /[/\\]node_modules[/\\]react(-dom)?[/\\]/.test(m)) };
+  };
+
+  it('renders the same bytes as the tsc build, escaping hostile text, with no React loaded from node_modules', () => {
+    const card = study.reports.baseline?.scorecard ?? '';
+    for (const audience of ['technical', 'executive']) {
+      const args = [card, '--format', 'html', '--audience', audience];
+      const fromTsc = report('tsc', args);
+      const fromBundle = report('bin', args);
+      // Degenerate check first: the tsc build loads React's production renderer from node_modules.
+      expect(fromTsc.react.some((m) => m.endsWith('react-dom-server-legacy.node.production.js'))).toBe(true);
+      expect(fromBundle.react).toEqual([]);
+      expect(fromBundle.stdout).toBe(fromTsc.stdout);
+      expect(fromBundle.stdout).toMatch(/^<!DOCTYPE html><html lang="en">/);
+    }
+    const technical = report('bin', [card, '--format', 'html', '--audience', 'technical']).stdout;
+    expect(technical).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;');
+    expect(technical).not.toMatch(/<script|<img/i);
+  });
+
+  it('evaluates React only to render HTML, and takes it from node_modules when NODE_ENV is development', () => {
+    const card = study.reports.main.scorecard;
+    // Under NODE_ENV=development the bundle's React modules require React's development build from node_modules,
+    // so what they evaluate, and when, shows in the loaded files (production takes the same path inside the bundle).
+    const html = report('bin', [card, '--format', 'html'], 'development');
+    expect(html.react.some((m) => m.endsWith('react-dom-server-legacy.node.development.js'))).toBe(true);
+    expect(html.react.some((m) => m.endsWith('react.development.js'))).toBe(true);
+    // The text summary shares the reports' building blocks (the JSX runtime, which React's development build needs)
+    // but renders no element: no renderer is evaluated.
+    const text = report('bin', [card, '--format', 'text'], 'development');
+    expect(text.stdout).toContain('Should this agent get operational authority?');
+    expect(text.react.some((m) => m.endsWith('react-jsx-runtime.development.js'))).toBe(true);
+    expect(text.react.filter((m) => /[/\\]react-dom[/\\]/.test(m))).toEqual([]);
   });
 });

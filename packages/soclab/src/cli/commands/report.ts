@@ -46,9 +46,11 @@ export function register(program: Command): void {
         throw new CliError(errorMessage(error), EXIT.usage);
       }
       if (opts.format === 'text' || opts.format === 'html') {
-        const { renderText } = await import('../../reports/text.js');
-        const { renderHtml } = await import('../../reports/render.js');
-        const text = opts.format === 'text' ? renderText(scorecard) : renderHtml(scorecard, opts.audience);
+        // React's server renderer loads only for HTML.
+        const text =
+          opts.format === 'text'
+            ? (await import('../../reports/text.js')).renderText(scorecard)
+            : (await import('../../reports/render.js')).renderHtml(scorecard, opts.audience);
         if (opts.out) {
           writeFileSync(opts.out, text);
           process.stdout.write(`wrote ${opts.out}\n`);

@@ -168,6 +168,54 @@ describe('numbers that do not wrap', () => {
   });
 });
 
+describe('the scorecard file', () => {
+  it('sorts keys at every depth as JavaScript orders them (integer-like keys first, numerically), indented by 2', () => {
+    const plain = buildScorecard(study.main);
+    // Degenerate case first: nothing to sort.
+    expect(scorecardJson({ ...plain, decisions: [] })).toMatch(/"decisions": \[\],\n/);
+    const card = Scorecard.parse({
+      ...plain,
+      robustness: {
+        static_corpus: { successes: 0, n: 1, rate: 0, ci95: [0, 0.8], mode: 'protected' },
+        adaptive: {
+          incident: plain.campaign.incident.id,
+          mode: 'protected',
+          authority_level: 'L3',
+          approver: 'ideal',
+          seed: '7',
+          budget: 6,
+          restarts: 1,
+          tries: 6,
+          success_within_budget: { successes: 0, n: 1, rate: 0, ci95: [0, 0.8] },
+          goals_won: [],
+          cheapest: [],
+          // Record keys in no order: words, integer-like, and ones that only look numeric.
+          stopped_by: { policy: 1, '10': 2, approval: 3, '2': 4, '02': 5, '1.5': 6 },
+        },
+        same_configuration: true,
+        level_before: 'L3',
+        level_after: 'L3',
+        rule: 'no adaptive success',
+      },
+    });
+    const json = scorecardJson(card);
+    expect(json.endsWith('}\n')).toBe(true);
+    expect(json).toContain(
+      '"stopped_by": {\n        "2": 4,\n        "10": 2,\n        "02": 5,\n        "1.5": 6,\n        "approval": 3,\n        "policy": 1\n      },',
+    );
+    // Every object's keys are in order, so reading the file back and writing it again gives the same bytes.
+    const keysInOrder = (v: unknown): boolean =>
+      Array.isArray(v)
+        ? v.every(keysInOrder)
+        : v === null || typeof v !== 'object'
+          ? true
+          : Object.keys(v).every((k, i, ks) => i === 0 || /^\d+$/.test(k) || ks[i - 1]! < k) &&
+            Object.values(v).every(keysInOrder);
+    expect(keysInOrder(JSON.parse(json))).toBe(true);
+    expect(scorecardJson(Scorecard.parse(JSON.parse(json)))).toBe(json);
+  });
+});
+
 describe('reproducible reports', () => {
   it('SOURCE_DATE_EPOCH pins the date, and the same scorecard renders to the same bytes', () => {
     process.env.SOURCE_DATE_EPOCH = '1788609600';
