@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AgentOutput } from '../core/agent.js';
+import { makeDirectory } from '../core/directories.js';
 import { errorMessage } from '../core/errors.js';
 import type { AgentDescriptor } from '../core/experiment.js';
 import type { Redactor } from '../core/redactor.js';
@@ -63,7 +64,7 @@ export interface RecordOptions {
 /** Wrap `agent` so every exchange is appended to `dir/cassette.jsonl` as soon as it completes. */
 export function recordingAgent(agent: Agent, dir: string, options: RecordOptions = {}): Agent {
   const folder = resolve(dir);
-  mkdirSync(folder, { recursive: true });
+  makeDirectory(folder);
   const path = join(folder, CASSETTE_FILE);
   const scrub = options.scrub ?? ((t: string) => t);
   const fresh = !existsSync(path);

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { makeDirectory } from '../core/directories.js';
 import { copyWrittenExperiment, writeExperimentFile } from '../runner/run-folder.js';
 import { defineReporter } from './base.js';
 import { asView } from './support/text.js';
@@ -38,7 +38,7 @@ export const jsonReporter = defineReporter({
           return `${JSON.stringify({ ...view.header, results }, null, 2)}\n`;
         }
         const target = resolve(destination);
-        await mkdir(dirname(target), { recursive: true });
+        makeDirectory(dirname(target));
         // After a run, experiment.json already holds these bytes (unless scrubbing changed them): copy it.
         if (!copyWrittenExperiment(view, target)) await writeExperimentFile(view, target);
         return statSync(target).size <= o.max_return_bytes ? readFileSync(target, 'utf8') : '';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Agent, adapterRegistry } from '../adapters/base.js';
+import { makeDirectory } from '../core/directories.js';
 import { errorCode, errorMessage } from '../core/errors.js';
 import type { RunExecutor, RunOutcome, RunProgress } from '../core/execution.js';
 import type {
@@ -287,7 +288,7 @@ export async function openRunFolder(scope: RunScope): Promise<OpenRun> {
     return { runDir, journal, header, lock, runTrace, resumedIndex: index, previous };
   }
   const runDir = options.outDir ? resolve(options.outDir) : createRunFolder(suite.name, options.runsRoot ?? 'runs');
-  mkdirSync(runDir, { recursive: true });
+  makeDirectory(runDir);
   const lock = await lockRunFolder(runDir, prepared.close);
   const header = buildHeader({
     suite,

@@ -2,7 +2,6 @@ import {
   closeSync,
   copyFileSync,
   existsSync,
-  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -11,6 +10,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { makeDirectory } from '../core/directories.js';
 import { errorMessage } from '../core/errors.js';
 import { Experiment } from '../core/experiment.js';
 import { type ExperimentHeader, type ExperimentView, viewOf } from '../core/view.js';
@@ -40,7 +40,7 @@ export function createRunFolder(name: string, root = 'runs', date = new Date()):
   const base = resolve(root, `${timestampSlug(date)}-${slugify(name)}`);
   let dir = base;
   for (let i = 2; existsSync(dir); i++) dir = `${base}-${i}`;
-  mkdirSync(dir, { recursive: true });
+  makeDirectory(dir);
   return dir;
 }
 

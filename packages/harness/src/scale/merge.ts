@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { makeDirectory } from '../core/directories.js';
 import type { ResultLocation } from '../core/execution.js';
 import type { ExperimentState, MetricResult, ThresholdOutcome, ThresholdRule } from '../core/experiment.js';
 import { sortedKeysJson } from '../core/hash.js';
@@ -148,7 +149,7 @@ export async function mergeRuns(options: MergeOptions): Promise<MergeResult> {
     },
   };
 
-  mkdirSync(outDir, { recursive: true });
+  makeDirectory(outDir);
   const scrub = source.redactor ? (t: string) => (source.redactor as SecretScrubber).text(t) : undefined;
   const journal = JournalWriter.create(journalPath, scrub);
   const locations: ResultLocation[] = [];

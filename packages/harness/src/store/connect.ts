@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { makeDirectory } from '../core/directories.js';
 import type { SqliteHandle } from './indexer.js';
 import type { StoreDialect } from './json.js';
 import type { StoreDatabase } from './schema.js';
@@ -90,7 +90,7 @@ export async function openStoreConnection(
   // require, not import(): the same CommonJS module the run lock loads (store/run-lock.ts), without the ES module
   // loader's translation of it (cjs-module-lexer start-up and all: ~3% of a 1-case run's instructions).
   const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-  if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
+  if (target.location !== ':memory:') makeDirectory(dirname(target.location));
   const sqlite = new Database(target.location);
   // WAL lets `harness view` read while `harness run` writes; busy_timeout waits out short write locks.
   sqlite.pragma('journal_mode = WAL');

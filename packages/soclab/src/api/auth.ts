@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDirectory } from '@aeh/harness/directories';
 import type { Role, TokenConfig } from './config.js';
 import { ApiError } from './errors.js';
 
@@ -87,7 +88,7 @@ export class TokenRegistry {
  * reusing it on later starts. The token is never printed; the file path is.
  */
 export function ensureGeneratedToken(dataDir: string): { file: string; token: TokenConfig; created: boolean } {
-  mkdirSync(dataDir, { recursive: true });
+  makeDirectory(dataDir);
   const file = join(dataDir, 'api-token');
   let created = false;
   let token = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { makeDirectory } from '@aeh/harness/directories';
 import { errorMessage } from '@aeh/harness/errors';
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -90,7 +91,7 @@ export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOp
       if (file === ':memory:' || !existsSync(file)) {
         throw new EvidenceDatabaseMissingError(`no evidence database at ${file}`);
       }
-    } else if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    } else if (file !== ':memory:') makeDirectory(dirname(file));
     let sqlite: Database.Database;
     try {
       sqlite = new Database(file, options.readOnly ? { readonly: true, fileMustExist: true } : {});

@@ -1,6 +1,7 @@
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { makeDirectory } from '@aeh/harness/directories';
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { CedarPolicyEngine, compileAndProve } from '../control/policy/cedar-engine.js';
 import { BUNDLED_POLICY_DIR, readPolicyFolder } from '../control/policy/folder.js';
@@ -57,7 +58,7 @@ function identical(a: unknown, b: unknown): boolean {
 
 /** Written whole, then renamed: a reader never sees half an artifact. */
 function writeArtifact(outDir: string, name: string, text: string): string {
-  mkdirSync(outDir, { recursive: true });
+  makeDirectory(outDir);
   const temporary = join(outDir, `.${name}.${process.pid}`);
   writeFileSync(temporary, text);
   renameSync(temporary, join(outDir, name));

@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDirectory } from '@aeh/harness/directories';
 import { renderHtml } from './render.js';
 import { type Scorecard, scorecardJson } from './scorecard.js';
 import { renderText } from './text.js';
@@ -17,7 +18,7 @@ export interface WrittenReports {
  * (`soclab report <scorecard.json>`), since it needs Chromium.
  */
 export function writeReports(scorecard: Scorecard, dir: string, prefix = ''): WrittenReports {
-  mkdirSync(dir, { recursive: true });
+  makeDirectory(dir);
   const paths: WrittenReports = {
     executive: join(dir, `${prefix}executive.html`),
     technical: join(dir, `${prefix}technical.html`),

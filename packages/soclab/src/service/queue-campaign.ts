@@ -7,9 +7,10 @@
  * have the same one: its hash is checked).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { RunExecutor, SuiteLike } from '@aeh/harness';
+import { makeDirectory } from '@aeh/harness/directories';
 import { errorMessage } from '@aeh/harness/errors';
 import type { RunRecord } from '@aeh/harness/queue/protocol';
 import type { connectRedis } from '@aeh/harness/queue/redis';
@@ -177,7 +178,7 @@ export async function prepareQueuedCampaign(record: RunRecord, options: SoclabWo
   if (!evidenceUrl && seeded) {
     // A fresh store per campaign and worker, as a local seeded campaign gets one in its run folder.
     evidenceUrl = seededEvidenceFile(options.evidenceDir, record.run_id, options.workerName);
-    mkdirSync(dirname(evidenceUrl), { recursive: true });
+    makeDirectory(dirname(evidenceUrl));
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${evidenceUrl}${suffix}`, { force: true });
   }
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));

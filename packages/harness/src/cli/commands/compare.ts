@@ -1,4 +1,5 @@
 import { type Command, Option } from '@commander-js/extra-typings';
+import { makeDirectory } from '../../core/directories.js';
 import { errorMessage } from '../../core/errors.js';
 import { CliError, EXIT } from '../common.js';
 
@@ -123,9 +124,9 @@ export function register(program: Command): void {
                   : comparisonConsole(comparison, toFile ? { color: false } : {})) +
                 (pairwise ? pairwise.render(format === 'markdown' ? 'markdown' : 'console') : '');
           if (opts.out) {
-            const { mkdir, writeFile } = await import('node:fs/promises');
+            const { writeFile } = await import('node:fs/promises');
             const { dirname, resolve } = await import('node:path');
-            await mkdir(dirname(resolve(opts.out)), { recursive: true });
+            makeDirectory(dirname(resolve(opts.out)));
             await writeFile(opts.out, render(opts.format, true), 'utf8');
             process.stderr.write(`harness: comparison written to ${opts.out}\n`);
             process.stdout.write(render('console', false));

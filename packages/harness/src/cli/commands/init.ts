@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
+import { makeDirectory } from '../../core/directories.js';
 import { CliError, EXIT } from '../common.js';
 
 /** The starter files `harness init` writes, relative to the target folder. */
@@ -63,7 +64,7 @@ export function initProject(dir: string): string[] {
   }
   for (const [name, text] of Object.entries(STARTER_FILES)) {
     const path = join(dir, name);
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirectory(dirname(path));
     // 'wx': fail rather than overwrite if the file appeared since the check.
     writeFileSync(path, text, { flag: 'wx' });
   }

@@ -1,6 +1,7 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { makeDirectory } from '../../core/directories.js';
 import { sha256, sortedKeysJson } from '../../core/hash.js';
 import { firstZodIssue } from '../../core/zod-issues.js';
 import type { RetryPolicy } from '../../runner/retry.js';
@@ -107,7 +108,7 @@ export class JudgeSession {
   persistTo(dir: string): void {
     const path = join(resolve(dir), JUDGE_CACHE_FILE);
     if (this.#files.includes(path)) return;
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirectory(dirname(path));
     // Entries known before the folder was attached (loaded for a replay) are copied, so the run is complete.
     if (!this.#loaded.has(path)) {
       for (const e of this.#entries.values()) appendFileSync(path, `${this.#scrub(JSON.stringify(e))}\n`);

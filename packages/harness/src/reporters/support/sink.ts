@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { makeDirectory } from '../../core/directories.js';
 
 const FLUSH_AT = 64 * 1024;
 
@@ -31,7 +32,7 @@ export class ReportSink {
   static async open(destination?: string): Promise<ReportSink> {
     if (!destination) return new ReportSink(null, null, null);
     const target = resolve(destination);
-    await mkdir(dirname(target), { recursive: true });
+    makeDirectory(dirname(target));
     const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
     const stream = createWriteStream(tmp, { encoding: 'utf8' });
     await once(stream, 'open');

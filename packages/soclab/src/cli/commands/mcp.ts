@@ -1,5 +1,6 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { makeDirectory } from '@aeh/harness/directories';
 import { errorMessage } from '@aeh/harness/errors';
 import { type Command, Option } from '@commander-js/extra-typings';
 import { CliError, EXIT, safeText } from '../common.js';
@@ -104,7 +105,7 @@ export function register(program: Command): void {
         attended: {
           port: opts.port,
           onReady: ({ url, token }) => {
-            mkdirSync(dirname(tokenFile), { recursive: true });
+            makeDirectory(dirname(tokenFile));
             writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
             chmodSync(tokenFile, 0o600);
             process.stderr.write(
