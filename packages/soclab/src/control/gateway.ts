@@ -2,6 +2,7 @@ import { errorMessage } from '@aeh/harness/errors';
 import { parseContract } from '../contracts/common.js';
 import { type Obligation, PolicyDecision } from '../contracts/decisions.js';
 import type { DecisionOutcome, ExecutionStatus } from '../contracts/enums.js';
+import { fastGatewayEvent, fastProposalResult, rememberProposalResult } from '../contracts/fast-parse.js';
 import { GatewayConfig, type GatewayConfigInput, GatewayEvent } from '../contracts/gateway.js';
 import type { ExecutionGrant } from '../contracts/grants.js';
 import type { ToolRegistryEntry } from '../contracts/policy-input.js';
@@ -389,12 +390,14 @@ export class ControlGateway implements ProposalPort {
   }
 
   private record(proposalId: string | null, kind: string, detail: Record<string, unknown>): void {
-    const event = parseContract('GatewayEvent', GatewayEvent, {
+    const input = {
       proposal_id: proposalId ?? '00000000-0000-4000-8000-000000000000',
       kind,
       at: this.now().toISOString(),
       detail,
-    });
+    };
+    // The fast path checks what zod would and returns the same event (contracts/fast-parse.ts); else zod reports.
+    const event = fastGatewayEvent(input) ?? parseContract('GatewayEvent', GatewayEvent, input);
     this.eventList.push(event);
     this.onEvent?.(event);
   }
@@ -407,7 +410,7 @@ export class ControlGateway implements ProposalPort {
     error: string | null = null,
     payload: { output?: Record<string, unknown>; receipt?: Record<string, unknown> } = {},
   ): ProposalResult {
-    return parseContract('ProposalResult', ProposalResult, {
+    const input = {
       proposal_id: proposal.proposal_id,
       tool_name: proposal.tool_name,
       status,
@@ -417,6 +420,7 @@ export class ControlGateway implements ProposalPort {
       receipt: payload.receipt ?? null,
       error: error === null ? null : redactText(error, this.patterns),
       controlled: true,
-    });
+    };
+    return fastProposalResult(input) ?? rememberProposalResult(parseContract('ProposalResult', ProposalResult, input));
   }
 }

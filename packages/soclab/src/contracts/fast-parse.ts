@@ -1,0 +1,359 @@
+/**
+ * Fast paths for the contracts built on every event of a scenario run (gateway events, proposals, evidence refs,
+ * model turns, proposal results). The values are built by the lab's own code from data that was already validated,
+ * so parsing them with zod re-checks what is known. Each builder here checks explicitly what zod would check, and
+ * when every check holds it returns exactly what zod's parse returns (same fields, key order, defaults read in the
+ * same order, strings trimmed, JSON objects copied and deep-frozen, the value frozen); when any check fails it
+ * returns undefined and the caller parses with zod as before, so invalid input gets zod's error unchanged.
+ * test/unit/contracts/fast-parse.test.ts holds each builder to its schema with property tests.
+ *
+ * Values that came out of one of these schemas are also remembered (WeakSets): a deep-frozen parsed value cannot
+ * change, so where it is passed on (an evidence ref into a proposal, a port's result into the investigation's
+ * result) it need not be parsed again.
+ */
+import { deepFreeze, IDENTIFIER_PATTERN, newUuid, nowUtc, SHA256_PATTERN, Uuid } from './common.js';
+import {
+  DecisionOutcome as DecisionOutcomeSchema,
+  ExecutionStatus as ExecutionStatusSchema,
+  FinishReason as FinishReasonSchema,
+  Stage as StageSchema,
+  TrustLabel as TrustLabelSchema,
+} from './enums.js';
+import type { GatewayEvent } from './gateway.js';
+import type { CanonicalModelEvent } from './model-turns.js';
+import type { ActionProposal, EvidenceRef, ProposalResult } from './proposals.js';
+
+const UUID_PATTERN = Uuid.def.pattern;
+const OUTCOMES: ReadonlySet<unknown> = new Set(DecisionOutcomeSchema.options);
+const STATUSES: ReadonlySet<unknown> = new Set(ExecutionStatusSchema.options);
+const FINISH_REASONS: ReadonlySet<unknown> = new Set(FinishReasonSchema.options);
+const STAGES: ReadonlySet<unknown> = new Set(StageSchema.options);
+const TRUST_LABELS: ReadonlySet<unknown> = new Set(TrustLabelSchema.options);
+
+/** `z.string().trim()` with a length range: the trimmed string, or undefined. */
+function trimmed(value: unknown, min = 0, max = Number.POSITIVE_INFINITY): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const s = value.trim();
+  return s.length >= min && s.length <= max ? s : undefined;
+}
+
+/** `z.uuid()`: the value unchanged, or undefined. */
+const uuid = (value: unknown): string | undefined =>
+  typeof value === 'string' && UUID_PATTERN !== undefined && UUID_PATTERN.test(value) ? value : undefined;
+
+/** `Identifier` (trimmed, then the pattern). */
+function identifier(value: unknown): string | undefined {
+  const s = trimmed(value);
+  return s !== undefined && IDENTIFIER_PATTERN.test(s) ? s : undefined;
+}
+
+/** A finite number >= 0 (`z.number().min(0)`). */
+const nonNegative = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/** A safe integer >= 0 (`z.number().int().min(0)`). */
+const count = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/**
+ * `JsonObject`: a copied, deep-frozen plain object, or undefined. Only the plainest objects take this path (the
+ * prototype is Object.prototype or null, own keys are enumerable strings, no `__proto__` or `constructor` key):
+ * for those zod's record copies every key and the copy is cloned and frozen, which is what this does.
+ */
+function jsonObject(value: unknown): Readonly<Record<string, unknown>> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const keys = Reflect.ownKeys(value);
+  if (keys.length !== Object.keys(value).length) return undefined;
+  for (const key of keys) if (typeof key !== 'string' || key === '__proto__' || key === 'constructor') return undefined;
+  try {
+    return deepFreeze(structuredClone(value as Record<string, unknown>));
+  } catch {
+    return undefined; // not cloneable: zod's parse throws the clone error itself
+  }
+}
+
+/** `UtcTimestamp` for a value that is already in the normalized form (`Date#toISOString`), else undefined. */
+function utcIso(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(value)) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) || new Date(ms).toISOString() !== value ? undefined : value;
+}
+
+/** True for a plain object whose own keys are exactly `keys` (a strict object's input with every field given). */
+function exactKeys(value: unknown, keys: readonly string[]): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const own = Reflect.ownKeys(value);
+  if (own.length !== keys.length) return false;
+  for (const key of keys)
+    if (!Object.hasOwn(value, key) || (value as Record<string, unknown>)[key] === undefined) return false;
+  return true;
+}
+
+const evidenceRefs = new WeakSet<object>();
+const proposalResults = new WeakSet<object>();
+
+/** Remember an EvidenceRef parsed by its schema (a frozen value), so proposals citing it need not parse it again. */
+export function rememberEvidenceRef(ref: EvidenceRef): EvidenceRef {
+  evidenceRefs.add(ref);
+  return ref;
+}
+
+/** Remember a ProposalResult parsed by its schema (a deep-frozen value). */
+export function rememberProposalResult(result: ProposalResult): ProposalResult {
+  proposalResults.add(result);
+  return result;
+}
+
+/** True when `result` came out of the ProposalResult schema (here or in `rememberProposalResult`). */
+export const isParsedProposalResult = (result: unknown): result is ProposalResult =>
+  typeof result === 'object' && result !== null && proposalResults.has(result);
+
+const GATEWAY_EVENT_KEYS = ['proposal_id', 'kind', 'at', 'detail'] as const;
+
+/** `GatewayEvent.parse(input)` for an event with every field but the id given, or undefined. */
+export function fastGatewayEvent(input: unknown): GatewayEvent | undefined {
+  if (!exactKeys(input, GATEWAY_EVENT_KEYS)) return undefined;
+  const proposalId = uuid(input.proposal_id);
+  const kind = identifier(input.kind);
+  const at = utcIso(input.at);
+  if (proposalId === undefined || kind === undefined || at === undefined) return undefined;
+  const detail = jsonObject(input.detail);
+  if (detail === undefined) return undefined;
+  return Object.freeze({ event_id: newUuid(), proposal_id: proposalId, kind, at, detail });
+}
+
+const EVIDENCE_REF_KEYS = ['evidence_id', 'source_tool', 'incident_id', 'trust', 'content_hash', 'summary'] as const;
+
+/** `EvidenceRef.parse(input)` (remembered), or undefined. */
+export function fastEvidenceRef(input: unknown): EvidenceRef | undefined {
+  if (!exactKeys(input, EVIDENCE_REF_KEYS)) return undefined;
+  const evidenceId = trimmed(input.evidence_id, 1);
+  const sourceTool = trimmed(input.source_tool, 1);
+  const incidentId = trimmed(input.incident_id, 1);
+  const hash = trimmed(input.content_hash);
+  const summary = trimmed(input.summary, 1, 500);
+  if (evidenceId === undefined || sourceTool === undefined || incidentId === undefined || summary === undefined)
+    return undefined;
+  if (hash === undefined || !SHA256_PATTERN.test(hash) || !TRUST_LABELS.has(input.trust)) return undefined;
+  return rememberEvidenceRef(
+    Object.freeze({
+      evidence_id: evidenceId,
+      source_tool: sourceTool,
+      incident_id: incidentId,
+      trust: input.trust as EvidenceRef['trust'],
+      content_hash: hash,
+      summary,
+    }),
+  );
+}
+
+const PROPOSAL_KEYS = [
+  'agent_id',
+  'delegated_user_id',
+  'incident_id',
+  'tool_name',
+  'arguments',
+  'evidence_refs',
+  'rationale',
+  'provider',
+  'model',
+  'trace_id',
+] as const;
+
+/**
+ * `ActionProposal.parse(input)` for a proposal without id and time (both defaulted, in that order) whose evidence
+ * refs are remembered EvidenceRefs of the proposal's incident, or undefined.
+ */
+export function fastActionProposal(input: unknown): ActionProposal | undefined {
+  if (!exactKeys(input, PROPOSAL_KEYS)) return undefined;
+  const agentId = trimmed(input.agent_id, 1);
+  const delegatedUserId = trimmed(input.delegated_user_id, 1);
+  const incidentId = trimmed(input.incident_id, 1);
+  const toolName = identifier(input.tool_name);
+  const rationale = trimmed(input.rationale, 1, 2000);
+  const provider = trimmed(input.provider, 1);
+  const model = trimmed(input.model, 1);
+  const traceId = trimmed(input.trace_id, 1);
+  if (
+    agentId === undefined ||
+    delegatedUserId === undefined ||
+    incidentId === undefined ||
+    toolName === undefined ||
+    rationale === undefined ||
+    provider === undefined ||
+    model === undefined ||
+    traceId === undefined
+  )
+    return undefined;
+  const refs = input.evidence_refs;
+  if (!Array.isArray(refs) || refs.length === 0) return undefined;
+  for (const ref of refs) {
+    if (typeof ref !== 'object' || ref === null || !evidenceRefs.has(ref)) return undefined;
+    if ((ref as EvidenceRef).incident_id !== incidentId) return undefined; // the schema's refinement reports it
+  }
+  const args = jsonObject(input.arguments);
+  if (args === undefined) return undefined;
+  return Object.freeze({
+    proposal_id: newUuid(),
+    agent_id: agentId,
+    delegated_user_id: delegatedUserId,
+    incident_id: incidentId,
+    tool_name: toolName,
+    arguments: args,
+    evidence_refs: Object.freeze([...(refs as EvidenceRef[])]),
+    rationale,
+    provider,
+    model,
+    trace_id: traceId,
+    created_at: nowUtc(),
+  });
+}
+
+const PROPOSAL_RESULT_KEYS = [
+  'proposal_id',
+  'tool_name',
+  'status',
+  'outcome',
+  'reason_codes',
+  'output',
+  'receipt',
+  'error',
+  'controlled',
+] as const;
+
+/** `ProposalResult.parse(input)` (remembered) for a result with every field given (nullables as null), or undefined. */
+export function fastProposalResult(input: unknown): ProposalResult | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  // exactKeys refuses undefined values; the nullable fields are given as null.
+  const given = input as Record<string, unknown>;
+  if (Reflect.ownKeys(given).length !== PROPOSAL_RESULT_KEYS.length) return undefined;
+  for (const key of PROPOSAL_RESULT_KEYS) if (!Object.hasOwn(given, key) || given[key] === undefined) return undefined;
+  const proposalId = uuid(given.proposal_id);
+  const toolName = trimmed(given.tool_name);
+  if (proposalId === undefined || toolName === undefined || !STATUSES.has(given.status)) return undefined;
+  if (given.outcome !== null && !OUTCOMES.has(given.outcome)) return undefined;
+  if (typeof given.controlled !== 'boolean') return undefined;
+  const error = given.error === null ? null : trimmed(given.error);
+  if (error === undefined || !Array.isArray(given.reason_codes)) return undefined;
+  const reasonCodes: string[] = [];
+  for (const code of given.reason_codes as unknown[]) {
+    const c = trimmed(code);
+    if (c === undefined) return undefined;
+    reasonCodes.push(c);
+  }
+  // Sparse arrays or extra array properties: leave them to zod.
+  if (reasonCodes.length !== (given.reason_codes as unknown[]).length) return undefined;
+  const output = given.output === null ? null : jsonObject(given.output);
+  const receipt = given.receipt === null ? null : jsonObject(given.receipt);
+  if (output === undefined || receipt === undefined) return undefined;
+  return rememberProposalResult(
+    Object.freeze({
+      proposal_id: proposalId,
+      tool_name: toolName,
+      status: given.status as ProposalResult['status'],
+      outcome: given.outcome as ProposalResult['outcome'],
+      reason_codes: Object.freeze(reasonCodes),
+      output,
+      receipt,
+      error,
+      controlled: given.controlled,
+    }),
+  );
+}
+
+const MODEL_EVENT_KEYS = [
+  'trace_id',
+  'run_id',
+  'incident_id',
+  'agent_id',
+  'delegated_user_id',
+  'stage',
+  'provider',
+  'model',
+  'finish_reason',
+  'output_text',
+  'proposed_tool',
+  'validated_arguments',
+  'evidence_refs',
+  'usage',
+  'estimated_cost_usd',
+  'cost_is_estimated',
+  'latency_ms',
+  'error',
+] as const;
+const USAGE_KEYS = ['input_tokens', 'output_tokens', 'estimated'] as const;
+
+/**
+ * `CanonicalModelEvent.parse(input)` for a turn as the orchestrator records it (every field but the id, risk tier,
+ * policy outcome and time given; nullables as null; no evidence refs), or undefined.
+ */
+export function fastModelEvent(input: unknown): CanonicalModelEvent | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const given = input as Record<string, unknown>;
+  if (Reflect.ownKeys(given).length !== MODEL_EVENT_KEYS.length) return undefined;
+  for (const key of MODEL_EVENT_KEYS) if (!Object.hasOwn(given, key) || given[key] === undefined) return undefined;
+  const traceId = trimmed(given.trace_id, 1);
+  const runId = trimmed(given.run_id, 1);
+  const incidentId = trimmed(given.incident_id, 1);
+  const agentId = trimmed(given.agent_id, 1);
+  const delegatedUserId = trimmed(given.delegated_user_id, 1);
+  const provider = trimmed(given.provider, 1);
+  const model = trimmed(given.model, 1);
+  if (
+    traceId === undefined ||
+    runId === undefined ||
+    incidentId === undefined ||
+    agentId === undefined ||
+    delegatedUserId === undefined ||
+    provider === undefined ||
+    model === undefined
+  )
+    return undefined;
+  if (!STAGES.has(given.stage) || !FINISH_REASONS.has(given.finish_reason) || typeof given.output_text !== 'string')
+    return undefined;
+  const proposedTool = given.proposed_tool === null ? null : trimmed(given.proposed_tool);
+  const error = given.error === null ? null : trimmed(given.error);
+  if (proposedTool === undefined || error === undefined) return undefined;
+  const refs = given.evidence_refs;
+  if (!Array.isArray(refs) || refs.length !== 0 || Reflect.ownKeys(refs).length !== 1) return undefined;
+  const usage = given.usage;
+  if (!exactKeys(usage, USAGE_KEYS)) return undefined;
+  if (!count(usage.input_tokens) || !count(usage.output_tokens) || typeof usage.estimated !== 'boolean')
+    return undefined;
+  const cost = given.estimated_cost_usd;
+  if (cost !== null && !nonNegative(cost)) return undefined;
+  if (typeof given.cost_is_estimated !== 'boolean' || !nonNegative(given.latency_ms)) return undefined;
+  // The schema's refinement: arguments need a tool.
+  if (given.validated_arguments !== null && proposedTool === null) return undefined;
+  const args = given.validated_arguments === null ? null : jsonObject(given.validated_arguments);
+  if (args === undefined) return undefined;
+  return Object.freeze({
+    event_id: newUuid(),
+    trace_id: traceId,
+    run_id: runId,
+    incident_id: incidentId,
+    agent_id: agentId,
+    delegated_user_id: delegatedUserId,
+    stage: given.stage as CanonicalModelEvent['stage'],
+    provider,
+    model,
+    finish_reason: given.finish_reason as CanonicalModelEvent['finish_reason'],
+    output_text: given.output_text,
+    proposed_tool: proposedTool,
+    validated_arguments: args,
+    evidence_refs: Object.freeze([]) as readonly EvidenceRef[],
+    risk_tier: null,
+    usage: Object.freeze({
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+      estimated: usage.estimated,
+    }),
+    estimated_cost_usd: cost,
+    cost_is_estimated: given.cost_is_estimated,
+    latency_ms: given.latency_ms,
+    policy_outcome: null,
+    error,
+    created_at: nowUtc(),
+  });
+}
