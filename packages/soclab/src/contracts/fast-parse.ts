@@ -11,15 +11,20 @@
  * change, so where it is passed on (an evidence ref into a proposal, a port's result into the investigation's
  * result) it need not be parsed again.
  */
+
+import type { PendingApproval } from './approvals.js';
 import { deepFreeze, IDENTIFIER_PATTERN, newUuid, nowUtc, SHA256_PATTERN, Uuid } from './common.js';
+import type { Obligation, PolicyDecision } from './decisions.js';
 import {
   DecisionOutcome as DecisionOutcomeSchema,
   ExecutionStatus as ExecutionStatusSchema,
   FinishReason as FinishReasonSchema,
+  RiskTier as RiskTierSchema,
   Stage as StageSchema,
   TrustLabel as TrustLabelSchema,
 } from './enums.js';
 import type { GatewayEvent } from './gateway.js';
+import type { ExecutionGrant } from './grants.js';
 import type { CanonicalModelEvent } from './model-turns.js';
 import type { ActionProposal, EvidenceRef, ProposalResult } from './proposals.js';
 
@@ -29,6 +34,7 @@ const STATUSES: ReadonlySet<unknown> = new Set(ExecutionStatusSchema.options);
 const FINISH_REASONS: ReadonlySet<unknown> = new Set(FinishReasonSchema.options);
 const STAGES: ReadonlySet<unknown> = new Set(StageSchema.options);
 const TRUST_LABELS: ReadonlySet<unknown> = new Set(TrustLabelSchema.options);
+const RISK_TIERS: ReadonlySet<unknown> = new Set(RiskTierSchema.options);
 
 /** `z.string().trim()` with a length range: the trimmed string, or undefined. */
 function trimmed(value: unknown, min = 0, max = Number.POSITIVE_INFINITY): string | undefined {
@@ -90,13 +96,35 @@ function exactKeys(value: unknown, keys: readonly string[]): value is Record<str
   return true;
 }
 
+/** Each element through `item` into a frozen array, or undefined (also for sparse arrays). */
+function frozenArray<T>(value: unknown, item: (x: unknown) => T | undefined): readonly T[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const out: T[] = [];
+  for (let i = 0; i < value.length; i++) {
+    if (!(i in value)) return undefined;
+    const x = item(value[i]);
+    if (x === undefined) return undefined;
+    out.push(x);
+  }
+  return Object.freeze(out);
+}
+
+const nonEmpty = (value: unknown): string | undefined => trimmed(value, 1);
+
 const evidenceRefs = new WeakSet<object>();
+const actionProposals = new WeakSet<object>();
 const proposalResults = new WeakSet<object>();
 
 /** Remember an EvidenceRef parsed by its schema (a frozen value), so proposals citing it need not parse it again. */
 export function rememberEvidenceRef(ref: EvidenceRef): EvidenceRef {
   evidenceRefs.add(ref);
   return ref;
+}
+
+/** Remember an ActionProposal parsed by its schema (a deep-frozen value), so requests citing it need not parse it. */
+export function rememberActionProposal(proposal: ActionProposal): ActionProposal {
+  actionProposals.add(proposal);
+  return proposal;
 }
 
 /** Remember a ProposalResult parsed by its schema (a deep-frozen value). */
@@ -194,20 +222,22 @@ export function fastActionProposal(input: unknown): ActionProposal | undefined {
   }
   const args = jsonObject(input.arguments);
   if (args === undefined) return undefined;
-  return Object.freeze({
-    proposal_id: newUuid(),
-    agent_id: agentId,
-    delegated_user_id: delegatedUserId,
-    incident_id: incidentId,
-    tool_name: toolName,
-    arguments: args,
-    evidence_refs: Object.freeze([...(refs as EvidenceRef[])]),
-    rationale,
-    provider,
-    model,
-    trace_id: traceId,
-    created_at: nowUtc(),
-  });
+  return rememberActionProposal(
+    Object.freeze({
+      proposal_id: newUuid(),
+      agent_id: agentId,
+      delegated_user_id: delegatedUserId,
+      incident_id: incidentId,
+      tool_name: toolName,
+      arguments: args,
+      evidence_refs: Object.freeze([...(refs as EvidenceRef[])]),
+      rationale,
+      provider,
+      model,
+      trace_id: traceId,
+      created_at: nowUtc(),
+    }),
+  );
 }
 
 const PROPOSAL_RESULT_KEYS = [
@@ -355,5 +385,150 @@ export function fastModelEvent(input: unknown): CanonicalModelEvent | undefined 
     policy_outcome: null,
     error,
     created_at: nowUtc(),
+  });
+}
+
+const DECISION_KEYS = [
+  'proposal_id',
+  'outcome',
+  'reason_codes',
+  'obligations',
+  'risk_tier',
+  'policy_version',
+  'explanation',
+  'decided_at',
+] as const;
+const OBLIGATION_KEYS = ['name', 'parameters'] as const;
+
+function obligation(value: unknown): Obligation | undefined {
+  if (!exactKeys(value, OBLIGATION_KEYS)) return undefined;
+  const name = identifier(value.name);
+  const parameters = jsonObject(value.parameters);
+  return name === undefined || parameters === undefined ? undefined : Object.freeze({ name, parameters });
+}
+
+/** `PolicyDecision.parse(input)` for a decision with every field given (obligations with their parameters). */
+export function fastPolicyDecision(input: unknown): PolicyDecision | undefined {
+  if (!exactKeys(input, DECISION_KEYS)) return undefined;
+  const proposalId = uuid(input.proposal_id);
+  const policyVersion = nonEmpty(input.policy_version);
+  const explanation = trimmed(input.explanation, 1, 2000);
+  const decidedAt = utcIso(input.decided_at);
+  if (proposalId === undefined || policyVersion === undefined || explanation === undefined || decidedAt === undefined)
+    return undefined;
+  if (!OUTCOMES.has(input.outcome) || !RISK_TIERS.has(input.risk_tier)) return undefined;
+  const reasonCodes = frozenArray(input.reason_codes, nonEmpty);
+  if (reasonCodes === undefined || reasonCodes.length === 0) return undefined;
+  const obligations = frozenArray(input.obligations, obligation);
+  if (obligations === undefined) return undefined;
+  // The schema's refinement: obligations exactly when the outcome carries them.
+  const outcome = input.outcome as PolicyDecision['outcome'];
+  if (outcome === 'allow_with_obligations' && obligations.length === 0) return undefined;
+  if ((outcome === 'allow' || outcome === 'deny') && obligations.length > 0) return undefined;
+  return Object.freeze({
+    proposal_id: proposalId,
+    outcome,
+    reason_codes: reasonCodes,
+    obligations,
+    risk_tier: input.risk_tier as PolicyDecision['risk_tier'],
+    policy_version: policyVersion,
+    explanation,
+    decided_at: decidedAt,
+  });
+}
+
+const GRANT_KEYS = [
+  'grant_id',
+  'proposal_id',
+  'proposal_hash',
+  'run_id',
+  'incident_id',
+  'tool_name',
+  'policy_version',
+  'approval_id',
+  'obligations_fulfilled',
+  'nonce',
+  'issued_at',
+  'expires_at',
+  'signature',
+] as const;
+
+const sha256 = (value: unknown): string | undefined => {
+  const s = trimmed(value);
+  return s !== undefined && SHA256_PATTERN.test(s) ? s : undefined;
+};
+
+/** `ExecutionGrant.parse(input)` for a grant as the signer issues it (every field given), or undefined. */
+export function fastExecutionGrant(input: unknown): ExecutionGrant | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const given = input as Record<string, unknown>;
+  if (Reflect.ownKeys(given).length !== GRANT_KEYS.length) return undefined;
+  // approval_id may be null; every other field must be there.
+  for (const key of GRANT_KEYS) if (!Object.hasOwn(given, key) || given[key] === undefined) return undefined;
+  const grantId = uuid(given.grant_id);
+  const proposalId = uuid(given.proposal_id);
+  const approvalId = given.approval_id === null ? null : uuid(given.approval_id);
+  const proposalHash = sha256(given.proposal_hash);
+  const signature = sha256(given.signature);
+  const runId = nonEmpty(given.run_id);
+  const incidentId = nonEmpty(given.incident_id);
+  const toolName = identifier(given.tool_name);
+  const policyVersion = nonEmpty(given.policy_version);
+  const nonce = nonEmpty(given.nonce);
+  const issuedAt = utcIso(given.issued_at);
+  const expiresAt = utcIso(given.expires_at);
+  const fulfilled = frozenArray(given.obligations_fulfilled, identifier);
+  if (
+    grantId === undefined ||
+    proposalId === undefined ||
+    approvalId === undefined ||
+    proposalHash === undefined ||
+    signature === undefined ||
+    runId === undefined ||
+    incidentId === undefined ||
+    toolName === undefined ||
+    policyVersion === undefined ||
+    nonce === undefined ||
+    issuedAt === undefined ||
+    expiresAt === undefined ||
+    fulfilled === undefined
+  )
+    return undefined;
+  // The schema's refinement: a grant expires after it is issued.
+  if (Date.parse(expiresAt) <= Date.parse(issuedAt)) return undefined;
+  return Object.freeze({
+    grant_id: grantId,
+    proposal_id: proposalId,
+    proposal_hash: proposalHash,
+    run_id: runId,
+    incident_id: incidentId,
+    tool_name: toolName,
+    policy_version: policyVersion,
+    approval_id: approvalId,
+    obligations_fulfilled: fulfilled,
+    nonce,
+    issued_at: issuedAt,
+    expires_at: expiresAt,
+    signature,
+  });
+}
+
+const PENDING_KEYS = ['approval_id', 'proposal', 'requested_at', 'reason_codes'] as const;
+
+/** `PendingApproval.parse(input)` for a request on a remembered (parsed) proposal, or undefined. */
+export function fastPendingApproval(input: unknown): PendingApproval | undefined {
+  if (!exactKeys(input, PENDING_KEYS)) return undefined;
+  const approvalId = uuid(input.approval_id);
+  const requestedAt = utcIso(input.requested_at);
+  const proposal = input.proposal;
+  if (approvalId === undefined || requestedAt === undefined) return undefined;
+  if (typeof proposal !== 'object' || proposal === null || !actionProposals.has(proposal)) return undefined;
+  const reasonCodes = frozenArray(input.reason_codes, nonEmpty);
+  if (reasonCodes === undefined) return undefined;
+  return Object.freeze({
+    approval_id: approvalId,
+    proposal: proposal as ActionProposal,
+    requested_at: requestedAt,
+    reason_codes: reasonCodes,
   });
 }

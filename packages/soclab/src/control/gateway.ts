@@ -2,7 +2,12 @@ import { errorMessage } from '@aeh/harness/errors';
 import { parseContract } from '../contracts/common.js';
 import { type Obligation, PolicyDecision } from '../contracts/decisions.js';
 import type { DecisionOutcome, ExecutionStatus } from '../contracts/enums.js';
-import { fastGatewayEvent, fastProposalResult, rememberProposalResult } from '../contracts/fast-parse.js';
+import {
+  fastGatewayEvent,
+  fastPolicyDecision,
+  fastProposalResult,
+  rememberProposalResult,
+} from '../contracts/fast-parse.js';
 import { GatewayConfig, type GatewayConfigInput, GatewayEvent } from '../contracts/gateway.js';
 import type { ExecutionGrant } from '../contracts/grants.js';
 import type { ToolRegistryEntry } from '../contracts/policy-input.js';
@@ -335,7 +340,7 @@ export class ControlGateway implements ProposalPort {
     }
     let decision: PolicyDecision;
     try {
-      decision = parseContract('PolicyDecision', PolicyDecision, {
+      const input = {
         proposal_id: proposal.proposal_id,
         outcome: engineDecision.outcome,
         reason_codes: engineDecision.reason_codes,
@@ -344,7 +349,8 @@ export class ControlGateway implements ProposalPort {
         policy_version: engineDecision.policy_version,
         explanation: `${engineDecision.outcome}: ${engineDecision.reason_codes.join(', ')}`.slice(0, 2000),
         decided_at: this.now().toISOString(),
-      });
+      };
+      decision = fastPolicyDecision(input) ?? parseContract('PolicyDecision', PolicyDecision, input);
     } catch (error) {
       // An answer that breaks the decision contract is an engine failure too.
       this.record(proposal.proposal_id, 'policy_unavailable', {

@@ -24,6 +24,7 @@ import {
   fastEvidenceRef,
   fastModelEvent,
   isParsedProposalResult,
+  rememberActionProposal,
   rememberEvidenceRef,
 } from '../contracts/fast-parse.js';
 import { checkedFinding, type Finding, InvestigationResult } from '../contracts/investigation.js';
@@ -408,7 +409,8 @@ class Investigation {
       trace_id: this.traceId,
     };
     // The refs are this run's parsed refs, so only the new fields need checking (contracts/fast-parse.ts).
-    const proposal = fastActionProposal(input) ?? parseContract('ActionProposal', ActionProposal, input);
+    const proposal =
+      fastActionProposal(input) ?? rememberActionProposal(parseContract('ActionProposal', ActionProposal, input));
     const result = await this.o.port.propose(proposal);
     this.proposals.push({ proposal, result });
     this.o.onProposal?.(proposal, result);

@@ -1,16 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { PendingApproval } from '../../../src/contracts/approvals.js';
 import { ContractValidationError, parseContract } from '../../../src/contracts/common.js';
+import { PolicyDecision } from '../../../src/contracts/decisions.js';
 import {
   fastActionProposal,
   fastEvidenceRef,
+  fastExecutionGrant,
   fastGatewayEvent,
   fastModelEvent,
+  fastPendingApproval,
+  fastPolicyDecision,
   fastProposalResult,
   isParsedProposalResult,
+  rememberActionProposal,
   rememberEvidenceRef,
 } from '../../../src/contracts/fast-parse.js';
 import { GatewayEvent } from '../../../src/contracts/gateway.js';
+import { ExecutionGrant } from '../../../src/contracts/grants.js';
 import { CanonicalModelEvent } from '../../../src/contracts/model-turns.js';
 import { ActionProposal, EvidenceRef, ProposalResult } from '../../../src/contracts/proposals.js';
 import { withReproducibleScope } from '../../../src/contracts/reproducible.js';
@@ -316,6 +323,108 @@ describe('fast contract builders equal their zod schemas', () => {
       RUNS,
     );
     expect(hits).toBeGreaterThan(20);
+  });
+
+  it('PolicyDecision, with the refinement on obligations', () => {
+    let hits = 0;
+    const obligation = fc.oneof(
+      { weight: 8, arbitrary: fc.record({ name: identifier, parameters: jsonObject }) },
+      { weight: 1, arbitrary: fc.record({ name: identifier }) },
+      { weight: 1, arbitrary: anything },
+    );
+    const input = fc.record({
+      proposal_id: sometimes(uuid),
+      outcome: fc.constantFrom<unknown>('allow', 'allow_with_obligations', 'require_approval', 'deny', 'perhaps'),
+      reason_codes: sometimes(fc.array(nonEmpty, { maxLength: 3 })),
+      obligations: fc.oneof(
+        { weight: 3, arbitrary: fc.constant([]) },
+        { weight: 3, arbitrary: fc.array(obligation, { minLength: 1, maxLength: 2 }) },
+        { weight: 1, arbitrary: anything },
+      ),
+      risk_tier: fc.constantFrom<unknown>('read_only', 'low', 'high', 'extreme'),
+      policy_version: sometimes(nonEmpty),
+      explanation: fc.oneof(
+        { weight: 6, arbitrary: nonEmpty },
+        { weight: 1, arbitrary: fc.constantFrom('e'.repeat(2000), 'e'.repeat(2001), ` ${'e'.repeat(2000)} `) },
+      ),
+      decided_at: sometimes(timestamp),
+    });
+    fc.assert(
+      fc.property(mangled(input), (x) => {
+        if (holds(x, fastPolicyDecision, (y) => parseContract('PolicyDecision', PolicyDecision, y))) hits++;
+      }),
+      RUNS,
+    );
+    expect(hits).toBeGreaterThan(20);
+  });
+
+  it('ExecutionGrant, with the refinement on its times', () => {
+    let hits = 0;
+    const input = fc.record({
+      grant_id: sometimes(uuid),
+      proposal_id: sometimes(uuid),
+      proposal_hash: hash,
+      run_id: sometimes(nonEmpty),
+      incident_id: sometimes(nonEmpty),
+      tool_name: sometimes(identifier),
+      policy_version: sometimes(nonEmpty),
+      approval_id: fc.oneof(fc.constant(null), uuid),
+      obligations_fulfilled: sometimes(fc.array(identifier, { maxLength: 2 })),
+      nonce: sometimes(nonEmpty),
+      issued_at: sometimes(timestamp),
+      expires_at: fc.oneof(sometimes(timestamp), fc.constant('9999-12-31T23:59:59.999Z')),
+      signature: hash,
+    });
+    fc.assert(
+      fc.property(mangled(input), (x) => {
+        if (holds(x, fastExecutionGrant, (y) => parseContract('ExecutionGrant', ExecutionGrant, y))) hits++;
+      }),
+      RUNS,
+    );
+    expect(hits).toBeGreaterThan(20);
+  });
+
+  it('PendingApproval, taking a remembered proposal as it is and parsing any other', () => {
+    let hits = 0;
+    const ref = rememberEvidenceRef(
+      EvidenceRef.parse({
+        evidence_id: 'alert',
+        source_tool: 'alert',
+        incident_id: 'inc-1',
+        trust: 'untrusted',
+        content_hash: 'a'.repeat(64),
+        summary: 'alert',
+      }),
+    );
+    const proposalInput = {
+      agent_id: 'soc-investigator',
+      delegated_user_id: 'analyst-1',
+      incident_id: 'inc-1',
+      tool_name: 'disable_user',
+      arguments: { user_id: 'u1' },
+      evidence_refs: [ref],
+      rationale: 'contain',
+      provider: 'mock',
+      model: 'mock-investigator-v1',
+      trace_id: 'trace-1',
+    };
+    const remembered = inScope(() => fastActionProposal(proposalInput));
+    expect(remembered).toBeDefined();
+    const parsedOnly = inScope(() => ActionProposal.parse(proposalInput));
+    const input = fc.record({
+      approval_id: sometimes(uuid),
+      proposal: fc.constantFrom<unknown>(remembered, remembered, remembered, parsedOnly, { ...proposalInput }, null),
+      requested_at: sometimes(timestamp),
+      reason_codes: sometimes(fc.array(nonEmpty, { maxLength: 3 })),
+    });
+    fc.assert(
+      fc.property(mangled(input), (x) => {
+        if (holds(x, fastPendingApproval, (y) => parseContract('PendingApproval', PendingApproval, y))) hits++;
+      }),
+      RUNS,
+    );
+    expect(hits).toBeGreaterThan(20);
+    expect(rememberActionProposal(parsedOnly)).toBe(parsedOnly);
   });
 
   it('invalid input still gets zod’s error naming the contract and field', () => {
