@@ -19,12 +19,15 @@ import {
   DecisionOutcome as DecisionOutcomeSchema,
   ExecutionStatus as ExecutionStatusSchema,
   FinishReason as FinishReasonSchema,
+  InvestigationStatus as InvestigationStatusSchema,
   RiskTier as RiskTierSchema,
+  type Stage,
   Stage as StageSchema,
   TrustLabel as TrustLabelSchema,
 } from './enums.js';
 import type { GatewayEvent } from './gateway.js';
 import type { ExecutionGrant } from './grants.js';
+import type { Claim, Finding, InvestigationResult } from './investigation.js';
 import type { CanonicalModelEvent } from './model-turns.js';
 import type { ActionProposal, EvidenceRef, ProposalResult } from './proposals.js';
 
@@ -531,4 +534,87 @@ export function fastPendingApproval(input: unknown): PendingApproval | undefined
     requested_at: requestedAt,
     reason_codes: reasonCodes,
   });
+}
+
+const CLAIM_KEYS = ['text', 'evidence_ids', 'supported'] as const;
+const FINDING_KEYS = ['summary', 'claims', 'techniques', 'confidence', 'evidence_refs'] as const;
+const str = (value: unknown): string | undefined => trimmed(value);
+
+function claim(value: unknown): Claim | undefined {
+  if (!exactKeys(value, CLAIM_KEYS) || typeof value.supported !== 'boolean') return undefined;
+  const text = trimmed(value.text);
+  const ids = frozenArray(value.evidence_ids, str);
+  return text === undefined || ids === undefined
+    ? undefined
+    : Object.freeze({ text, evidence_ids: ids, supported: value.supported });
+}
+
+const rememberedRef = (value: unknown): EvidenceRef | undefined =>
+  typeof value === 'object' && value !== null && evidenceRefs.has(value) ? (value as EvidenceRef) : undefined;
+
+/** `Finding.parse(input)` for a finding whose evidence refs are remembered EvidenceRefs, or undefined. */
+export function fastFinding(input: unknown): Finding | undefined {
+  if (!exactKeys(input, FINDING_KEYS)) return undefined;
+  const summary = trimmed(input.summary);
+  const confidence = input.confidence;
+  if (summary === undefined || typeof confidence !== 'number' || !(confidence >= 0 && confidence <= 1))
+    return undefined;
+  const claims = frozenArray(input.claims, claim);
+  const techniques = frozenArray(input.techniques, str);
+  const refs = frozenArray(input.evidence_refs, rememberedRef);
+  if (claims === undefined || techniques === undefined || refs === undefined) return undefined;
+  return Object.freeze({ summary, claims, techniques, confidence, evidence_refs: refs });
+}
+
+const HEAD_KEYS = [
+  'run_id',
+  'trace_id',
+  'incident_id',
+  'status',
+  'stages_completed',
+  'finding',
+  'failure_reason',
+] as const;
+const INVESTIGATION_STATUSES: ReadonlySet<unknown> = new Set(InvestigationStatusSchema.options);
+const stage = (value: unknown): Stage | undefined => (STAGES.has(value) ? (value as Stage) : undefined);
+
+/** The scalar fields of an InvestigationResult and its finding, as `InvestigationResultHead` parses them. */
+export interface InvestigationHead {
+  run_id: string;
+  trace_id: string;
+  incident_id: string;
+  status: InvestigationResult['status'];
+  stages_completed: readonly Stage[];
+  finding: Finding | null;
+  failure_reason: string | null;
+}
+
+/**
+ * `InvestigationResult.unwrap().pick(...)` of the fields in HEAD_KEYS (what the orchestrator parses at the end of a
+ * run; a strict object, not frozen), or undefined. Every field must be given (nullables as null).
+ */
+export function fastInvestigationHead(input: unknown): InvestigationHead | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const given = input as Record<string, unknown>;
+  if (Reflect.ownKeys(given).length !== HEAD_KEYS.length) return undefined;
+  for (const key of HEAD_KEYS) if (!Object.hasOwn(given, key) || given[key] === undefined) return undefined;
+  const runId = nonEmpty(given.run_id);
+  const traceId = nonEmpty(given.trace_id);
+  const incidentId = nonEmpty(given.incident_id);
+  const failure = given.failure_reason === null ? null : trimmed(given.failure_reason);
+  if (runId === undefined || traceId === undefined || incidentId === undefined || failure === undefined)
+    return undefined;
+  if (!INVESTIGATION_STATUSES.has(given.status)) return undefined;
+  const stages = frozenArray(given.stages_completed, stage);
+  const finding = given.finding === null ? null : fastFinding(given.finding);
+  if (stages === undefined || finding === undefined) return undefined;
+  return {
+    run_id: runId,
+    trace_id: traceId,
+    incident_id: incidentId,
+    status: given.status as InvestigationResult['status'],
+    stages_completed: stages,
+    finding,
+    failure_reason: failure,
+  };
 }

@@ -22,6 +22,7 @@ import {
 import {
   fastActionProposal,
   fastEvidenceRef,
+  fastInvestigationHead,
   fastModelEvent,
   isParsedProposalResult,
   rememberActionProposal,
@@ -201,7 +202,7 @@ class Investigation {
    * every turn and proposal at the end was the largest zod cost of a run.
    */
   private result(status: InvestigationResult['status'], failure: string | null): InvestigationResult {
-    const head = ResultHead.parse({
+    const input = {
       run_id: this.runId,
       trace_id: this.traceId,
       incident_id: this.o.incidentId,
@@ -209,7 +210,8 @@ class Investigation {
       stages_completed: this.stages,
       finding: this.finding,
       failure_reason: failure,
-    });
+    };
+    const head = fastInvestigationHead(input) ?? ResultHead.parse(input);
     const parsed = new Map<ProposalResult, ProposalResult>();
     const proposals = this.proposals.map(({ proposal, result }) => {
       // A result the schema made (the gateway's, the baseline port's) is deep-frozen: parsing it again gives it back.

@@ -8,6 +8,7 @@ import {
   fastEvidenceRef,
   fastExecutionGrant,
   fastGatewayEvent,
+  fastInvestigationHead,
   fastModelEvent,
   fastPendingApproval,
   fastPolicyDecision,
@@ -18,6 +19,7 @@ import {
 } from '../../../src/contracts/fast-parse.js';
 import { GatewayEvent } from '../../../src/contracts/gateway.js';
 import { ExecutionGrant } from '../../../src/contracts/grants.js';
+import { InvestigationResult } from '../../../src/contracts/investigation.js';
 import { CanonicalModelEvent } from '../../../src/contracts/model-turns.js';
 import { ActionProposal, EvidenceRef, ProposalResult } from '../../../src/contracts/proposals.js';
 import { withReproducibleScope } from '../../../src/contracts/reproducible.js';
@@ -425,6 +427,74 @@ describe('fast contract builders equal their zod schemas', () => {
     );
     expect(hits).toBeGreaterThan(20);
     expect(rememberActionProposal(parsedOnly)).toBe(parsedOnly);
+  });
+
+  it('the head of an InvestigationResult (scalars, stages and the finding with remembered refs)', () => {
+    let hits = 0;
+    const head = InvestigationResult.unwrap().pick({
+      run_id: true,
+      trace_id: true,
+      incident_id: true,
+      status: true,
+      stages_completed: true,
+      finding: true,
+      failure_reason: true,
+    });
+    const ref = (id: string, remember: boolean) => {
+      const parsed = EvidenceRef.parse({
+        evidence_id: id,
+        source_tool: 'alert',
+        incident_id: 'inc-1',
+        trust: 'untrusted',
+        content_hash: 'b'.repeat(64),
+        summary: id,
+      });
+      return remember ? rememberEvidenceRef(parsed) : parsed;
+    };
+    const refs = [ref('alert', true), ref('siem:1', true), ref('other', false)];
+    const claim = fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.record({ text, evidence_ids: fc.array(text, { maxLength: 2 }), supported: fc.boolean() }),
+      },
+      { weight: 1, arbitrary: anything },
+    );
+    const finding = fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.record({
+          summary: sometimes(text),
+          claims: sometimes(fc.array(claim, { maxLength: 2 })),
+          techniques: sometimes(fc.array(text, { maxLength: 2 })),
+          confidence: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), numberish),
+          evidence_refs: fc.oneof(
+            { weight: 6, arbitrary: fc.subarray(refs.slice(0, 2)) },
+            { weight: 1, arbitrary: fc.subarray(refs) },
+            { weight: 1, arbitrary: anything },
+          ),
+        }),
+      },
+      { weight: 2, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: anything },
+    );
+    const input = fc.record({
+      run_id: sometimes(nonEmpty),
+      trace_id: sometimes(nonEmpty),
+      incident_id: sometimes(nonEmpty),
+      status: fc.constantFrom<unknown>('complete', 'incomplete', 'failed', 'errored', 'done'),
+      stages_completed: sometimes(
+        fc.array(fc.constantFrom<unknown>('collect_identity', 'form_finding', 'complete', 'extra'), { maxLength: 3 }),
+      ),
+      finding,
+      failure_reason: fc.oneof(fc.constant(null), text),
+    });
+    fc.assert(
+      fc.property(mangled(input), (x) => {
+        if (holds(x, fastInvestigationHead, (y) => head.parse(y))) hits++;
+      }),
+      RUNS,
+    );
+    expect(hits).toBeGreaterThan(20);
   });
 
   it('invalid input still gets zod’s error naming the contract and field', () => {
