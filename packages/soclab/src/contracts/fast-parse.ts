@@ -13,14 +13,20 @@
  */
 
 import type { PendingApproval } from './approvals.js';
+import type { IntrinsicSafety, ScenarioOutcome } from './campaign.js';
 import { deepFreeze, IDENTIFIER_PATTERN, newUuid, nowUtc, SHA256_PATTERN, Uuid } from './common.js';
 import type { Obligation, PolicyDecision } from './decisions.js';
 import {
   DecisionOutcome as DecisionOutcomeSchema,
+  Difficulty as DifficultySchema,
   ExecutionStatus as ExecutionStatusSchema,
   FinishReason as FinishReasonSchema,
   InvestigationStatus as InvestigationStatusSchema,
+  LeakEncoding as LeakEncodingSchema,
+  LeakSink as LeakSinkSchema,
+  Mode as ModeSchema,
   RiskTier as RiskTierSchema,
+  ScoreFamily as ScoreFamilySchema,
   type Stage,
   Stage as StageSchema,
   TrustLabel as TrustLabelSchema,
@@ -28,6 +34,7 @@ import {
 import type { GatewayEvent } from './gateway.js';
 import type { ExecutionGrant } from './grants.js';
 import type { Claim, Finding, InvestigationResult } from './investigation.js';
+import type { LeakFinding } from './leaks.js';
 import type { CanonicalModelEvent } from './model-turns.js';
 import type { ActionProposal, EvidenceRef, ProposalResult } from './proposals.js';
 
@@ -617,4 +624,197 @@ export function fastInvestigationHead(input: unknown): InvestigationHead | undef
     finding,
     failure_reason: failure,
   };
+}
+
+const LEAK_SINKS: ReadonlySet<unknown> = new Set(LeakSinkSchema.options);
+const LEAK_ENCODINGS: ReadonlySet<unknown> = new Set(LeakEncodingSchema.options);
+const SCORE_FAMILIES: ReadonlySet<unknown> = new Set(ScoreFamilySchema.options);
+const DIFFICULTIES: ReadonlySet<unknown> = new Set(DifficultySchema.options);
+const MODES: ReadonlySet<unknown> = new Set(ModeSchema.options);
+
+/** `LeakFinding` with every field given (`where` may be left out: it defaults to null), or undefined. */
+function leakFinding(value: unknown): LeakFinding | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const given = value as Record<string, unknown>;
+  const keys = Reflect.ownKeys(given);
+  const hasWhere = Object.hasOwn(given, 'where') && given.where !== undefined;
+  if (keys.length !== (hasWhere ? 5 : 4)) return undefined;
+  for (const key of ['sink', 'encoding', 'canary', 'path'] as const) if (!Object.hasOwn(given, key)) return undefined;
+  if (!LEAK_SINKS.has(given.sink) || !LEAK_ENCODINGS.has(given.encoding)) return undefined;
+  const canary = nonEmpty(given.canary);
+  const path = trimmed(given.path);
+  const where = hasWhere ? (given.where === null ? null : trimmed(given.where)) : null;
+  if (canary === undefined || path === undefined || where === undefined) return undefined;
+  return Object.freeze({
+    sink: given.sink as LeakFinding['sink'],
+    encoding: given.encoding as LeakFinding['encoding'],
+    canary,
+    path,
+    where,
+  });
+}
+
+const INTRINSIC_KEYS = [
+  'harmful_proposals',
+  'followed_untrusted_instruction',
+  'out_of_scope_attempts',
+  'agent_leaks',
+  'fabricated_evidence_ids',
+] as const;
+
+function intrinsicSafety(value: unknown): IntrinsicSafety | undefined {
+  if (!exactKeys(value, INTRINSIC_KEYS)) return undefined;
+  if (typeof value.followed_untrusted_instruction !== 'boolean') return undefined;
+  if (!count(value.out_of_scope_attempts) || !count(value.fabricated_evidence_ids)) return undefined;
+  const harmful = frozenArray(value.harmful_proposals, str);
+  const leaks = frozenArray(value.agent_leaks, leakFinding);
+  if (harmful === undefined || leaks === undefined) return undefined;
+  return {
+    harmful_proposals: harmful,
+    followed_untrusted_instruction: value.followed_untrusted_instruction,
+    out_of_scope_attempts: value.out_of_scope_attempts,
+    agent_leaks: leaks,
+    fabricated_evidence_ids: value.fabricated_evidence_ids,
+  };
+}
+
+const OUTCOME_BOOLEANS = [
+  'attack_succeeded',
+  'leaked_canary',
+  'approval_bypassed',
+  'unauthorized_state_change',
+  'out_of_scope_execution',
+  'unapproved_model_used',
+  'completed',
+  'false_block',
+  'audit_chain_valid',
+  'cost_is_estimated',
+  'errored',
+] as const;
+const OUTCOME_COUNTS = [
+  'claims_total',
+  'claims_supported',
+  'tool_calls_total',
+  'tool_calls_valid',
+  'decisions_total',
+  'decisions_recorded',
+  'tokens_total',
+  'cost_unknown_turns',
+] as const;
+const OUTCOME_KEYS = [
+  'scenario_id',
+  'scenario_version',
+  'attack_class',
+  'family',
+  'difficulty',
+  'mode',
+  'run_id',
+  'provider',
+  'model',
+  'expected_techniques',
+  'found_techniques',
+  'recommended_tool',
+  'expected_tool',
+  'latency_ms',
+  'cost_usd',
+  'leaks',
+  'error',
+  'investigation_status',
+  'expected_target',
+  'recommended_target',
+  'intrinsic',
+  'trajectory_hash',
+  ...OUTCOME_BOOLEANS,
+  ...OUTCOME_COUNTS,
+] as const;
+
+const nullableStr = (value: unknown): string | null | undefined => (value === null ? null : trimmed(value));
+
+/** `ScenarioOutcome.parse(input)` for an outcome with every field given (nullables as null), or undefined. */
+export function fastScenarioOutcome(input: unknown): ScenarioOutcome | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const g = input as Record<string, unknown>;
+  if (Reflect.ownKeys(g).length !== OUTCOME_KEYS.length) return undefined;
+  for (const key of OUTCOME_KEYS) if (!Object.hasOwn(g, key) || g[key] === undefined) return undefined;
+  for (const key of OUTCOME_BOOLEANS) if (typeof g[key] !== 'boolean') return undefined;
+  for (const key of OUTCOME_COUNTS) if (!count(g[key])) return undefined;
+  if (!SCORE_FAMILIES.has(g.family) || !DIFFICULTIES.has(g.difficulty) || !MODES.has(g.mode)) return undefined;
+  if (g.investigation_status !== null && !INVESTIGATION_STATUSES.has(g.investigation_status)) return undefined;
+  if (!nonNegative(g.latency_ms) || !nonNegative(g.cost_usd)) return undefined;
+  const ids = [g.scenario_id, g.scenario_version, g.attack_class, g.run_id, g.provider, g.model].map(nonEmpty);
+  const texts = [
+    g.recommended_tool,
+    g.expected_tool,
+    g.error,
+    g.expected_target,
+    g.recommended_target,
+    g.trajectory_hash,
+  ].map(nullableStr);
+  if (ids.includes(undefined) || texts.includes(undefined)) return undefined;
+  const expectedTechniques = frozenArray(g.expected_techniques, str);
+  const foundTechniques = frozenArray(g.found_techniques, str);
+  const leaks = frozenArray(g.leaks, leakFinding);
+  const intrinsic = g.intrinsic === null ? null : intrinsicSafety(g.intrinsic);
+  if (
+    expectedTechniques === undefined ||
+    foundTechniques === undefined ||
+    leaks === undefined ||
+    intrinsic === undefined
+  )
+    return undefined;
+  const [scenarioId, scenarioVersion, attackClass, runId, provider, model] = ids as string[];
+  const [recommendedTool, expectedTool, error, expectedTarget, recommendedTarget, trajectoryHash] = texts as (
+    | string
+    | null
+  )[];
+  // The schema's refinement.
+  const benign = attackClass === 'none';
+  if (benign !== (g.difficulty === 'none') || (benign && g.attack_succeeded) || (!benign && g.false_block))
+    return undefined;
+  if ((g.claims_supported as number) > (g.claims_total as number)) return undefined;
+  if ((g.tool_calls_valid as number) > (g.tool_calls_total as number)) return undefined;
+  if ((g.decisions_recorded as number) > (g.decisions_total as number)) return undefined;
+  return Object.freeze({
+    scenario_id: scenarioId as string,
+    scenario_version: scenarioVersion as string,
+    attack_class: attackClass as string,
+    family: g.family as ScenarioOutcome['family'],
+    difficulty: g.difficulty as ScenarioOutcome['difficulty'],
+    mode: g.mode as ScenarioOutcome['mode'],
+    run_id: runId as string,
+    provider: provider as string,
+    model: model as string,
+    attack_succeeded: g.attack_succeeded as boolean,
+    leaked_canary: g.leaked_canary as boolean,
+    approval_bypassed: g.approval_bypassed as boolean,
+    unauthorized_state_change: g.unauthorized_state_change as boolean,
+    out_of_scope_execution: g.out_of_scope_execution as boolean,
+    unapproved_model_used: g.unapproved_model_used as boolean,
+    claims_total: g.claims_total as number,
+    claims_supported: g.claims_supported as number,
+    expected_techniques: expectedTechniques,
+    found_techniques: foundTechniques,
+    recommended_tool: recommendedTool as string | null,
+    expected_tool: expectedTool as string | null,
+    tool_calls_total: g.tool_calls_total as number,
+    tool_calls_valid: g.tool_calls_valid as number,
+    completed: g.completed as boolean,
+    false_block: g.false_block as boolean,
+    decisions_total: g.decisions_total as number,
+    decisions_recorded: g.decisions_recorded as number,
+    audit_chain_valid: g.audit_chain_valid as boolean,
+    latency_ms: g.latency_ms as number,
+    cost_usd: g.cost_usd as number,
+    cost_is_estimated: g.cost_is_estimated as boolean,
+    tokens_total: g.tokens_total as number,
+    leaks,
+    errored: g.errored as boolean,
+    error: error as string | null,
+    cost_unknown_turns: g.cost_unknown_turns as number,
+    investigation_status: g.investigation_status as ScenarioOutcome['investigation_status'],
+    expected_target: expectedTarget as string | null,
+    recommended_target: recommendedTarget as string | null,
+    intrinsic,
+    trajectory_hash: trajectoryHash as string | null,
+  });
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PendingApproval } from '../../../src/contracts/approvals.js';
+import { ScenarioOutcome } from '../../../src/contracts/campaign.js';
 import { ContractValidationError, parseContract } from '../../../src/contracts/common.js';
 import { PolicyDecision } from '../../../src/contracts/decisions.js';
 import {
@@ -13,6 +14,7 @@ import {
   fastPendingApproval,
   fastPolicyDecision,
   fastProposalResult,
+  fastScenarioOutcome,
   isParsedProposalResult,
   rememberActionProposal,
   rememberEvidenceRef,
@@ -495,6 +497,115 @@ describe('fast contract builders equal their zod schemas', () => {
       RUNS,
     );
     expect(hits).toBeGreaterThan(20);
+  });
+
+  it('ScenarioOutcome, with its leaks, intrinsic-safety ledger and refinements', () => {
+    let hits = 0;
+    const leak = fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.record(
+          {
+            sink: fc.constantFrom<unknown>('model_turn', 'tool_output', 'report', 'sink'),
+            encoding: fc.constantFrom<unknown>('literal', 'base64', 'hex', 'rot13'),
+            canary: sometimes(nonEmpty),
+            path: sometimes(text),
+            where: fc.oneof(fc.constant(null), text),
+          },
+          { requiredKeys: ['sink', 'encoding', 'canary', 'path'] },
+        ),
+      },
+      { weight: 1, arbitrary: anything },
+    );
+    const small = fc.oneof({ weight: 10, arbitrary: fc.nat(4) }, { weight: 1, arbitrary: numberish });
+    const intrinsic = fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.record({
+          harmful_proposals: sometimes(fc.array(text, { maxLength: 2 })),
+          followed_untrusted_instruction: fc.boolean(),
+          out_of_scope_attempts: small,
+          agent_leaks: sometimes(fc.array(leak, { maxLength: 2 })),
+          fabricated_evidence_ids: small,
+        }),
+      },
+      { weight: 2, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: anything },
+    );
+    const nullableText = fc.oneof(fc.constant(null), text);
+    const input = fc.record({
+      scenario_id: sometimes(nonEmpty),
+      scenario_version: sometimes(nonEmpty),
+      attack_class: fc.constantFrom<unknown>('none', ' none ', 'prompt_injection', 'exfiltration', 'exfiltration', ''),
+      family: fc.constantFrom<unknown>('security_resilience', 'investigation_quality', 'security_resilience', 'luck'),
+      difficulty: fc.constantFrom<unknown>('none', 'low', 'medium', 'high', 'extreme'),
+      mode: fc.constantFrom<unknown>('baseline', 'protected', 'baseline', 'protected', 'other'),
+      run_id: sometimes(nonEmpty),
+      provider: sometimes(nonEmpty),
+      model: sometimes(nonEmpty),
+      attack_succeeded: fc.boolean(),
+      leaked_canary: fc.boolean(),
+      approval_bypassed: fc.boolean(),
+      unauthorized_state_change: fc.boolean(),
+      out_of_scope_execution: fc.boolean(),
+      unapproved_model_used: fc.oneof({ weight: 10, arbitrary: fc.boolean() }, { weight: 1, arbitrary: anything }),
+      claims_total: small,
+      claims_supported: small,
+      expected_techniques: sometimes(fc.array(text, { maxLength: 2 })),
+      found_techniques: sometimes(fc.array(text, { maxLength: 2 })),
+      recommended_tool: nullableText,
+      expected_tool: nullableText,
+      tool_calls_total: small,
+      tool_calls_valid: small,
+      completed: fc.boolean(),
+      false_block: fc.boolean(),
+      decisions_total: small,
+      decisions_recorded: small,
+      audit_chain_valid: fc.boolean(),
+      latency_ms: fc.oneof({ weight: 6, arbitrary: fc.double({ min: 0, max: 1e4, noNaN: true }) }, numberish),
+      cost_usd: fc.oneof({ weight: 6, arbitrary: fc.double({ min: 0, max: 5, noNaN: true }) }, numberish),
+      cost_is_estimated: fc.boolean(),
+      tokens_total: small,
+      leaks: sometimes(fc.array(leak, { maxLength: 2 })),
+      errored: fc.boolean(),
+      cost_unknown_turns: small,
+      error: nullableText,
+      investigation_status: fc.constantFrom<unknown>(
+        null,
+        'complete',
+        'failed',
+        'errored',
+        'incomplete',
+        'complete',
+        'odd',
+      ),
+      expected_target: nullableText,
+      recommended_target: nullableText,
+      intrinsic,
+      trajectory_hash: nullableText,
+    });
+    // Mostly consistent with the refinement (so the fast path is exercised), sometimes not.
+    const consistent = fc.tuple(input, fc.nat(9)).map(([o, n]) => {
+      if (n === 0) return o;
+      const min = (a: unknown, b: unknown) => (typeof a === 'number' && typeof b === 'number' ? Math.min(a, b) : a);
+      const benign = typeof o.attack_class === 'string' && o.attack_class.trim() === 'none';
+      return {
+        ...o,
+        difficulty: benign ? 'none' : o.difficulty === 'none' ? 'low' : o.difficulty,
+        attack_succeeded: benign ? false : o.attack_succeeded,
+        false_block: benign ? o.false_block : false,
+        claims_supported: min(o.claims_supported, o.claims_total),
+        tool_calls_valid: min(o.tool_calls_valid, o.tool_calls_total),
+        decisions_recorded: min(o.decisions_recorded, o.decisions_total),
+      };
+    });
+    fc.assert(
+      fc.property(mangled(consistent), (x) => {
+        if (holds(x, fastScenarioOutcome, (y) => ScenarioOutcome.parse(y))) hits++;
+      }),
+      RUNS,
+    );
+    expect(hits).toBeGreaterThan(10);
   });
 
   it('invalid input still gets zod’s error naming the contract and field', () => {
