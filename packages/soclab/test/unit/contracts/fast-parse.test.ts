@@ -164,7 +164,7 @@ const hash = fc.oneof(
   { weight: 8, arbitrary: fc.stringMatching(/^[0-9a-f]{64}$/) },
   fc.constantFrom('A'.repeat(64), ` ${'a'.repeat(64)} `, 'a'.repeat(63)),
 );
-const refInput = (incident: fc.Arbitrary<string>) =>
+const refInput = (incident: fc.Arbitrary<unknown>) =>
   fc.record({
     evidence_id: sometimes(nonEmpty),
     source_tool: sometimes(nonEmpty),
