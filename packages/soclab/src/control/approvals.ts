@@ -1,6 +1,7 @@
 import { ApprovalRecord, approvalValidAt, PendingApproval } from '../contracts/approvals.js';
 import { newUuid, parseContract } from '../contracts/common.js';
 import type { ApprovalDecision } from '../contracts/enums.js';
+import { fastPendingApproval } from '../contracts/fast-parse.js';
 import { foldIdentifier } from '../contracts/identity.js';
 import type { ActionProposal } from '../contracts/proposals.js';
 import { reproducibleNow } from '../contracts/reproducible.js';
@@ -72,12 +73,14 @@ export class ApprovalService {
         return entry.pending;
       }
     }
-    const pending = parseContract('PendingApproval', PendingApproval, {
+    const input = {
       approval_id: newUuid(),
       proposal,
       requested_at: this.now().toISOString(),
       reason_codes: [...reasonCodes],
-    });
+    };
+    // A proposal the orchestrator parsed is not parsed again (contracts/fast-parse.ts); any other is.
+    const pending = fastPendingApproval(input) ?? parseContract('PendingApproval', PendingApproval, input);
     this.pendingById.set(pending.approval_id, { pending, proposalHash: hash });
     return pending;
   }

@@ -2,6 +2,12 @@ import { errorMessage } from '@aeh/harness/errors';
 import { parseContract } from '../contracts/common.js';
 import { type Obligation, PolicyDecision } from '../contracts/decisions.js';
 import type { DecisionOutcome, ExecutionStatus } from '../contracts/enums.js';
+import {
+  fastGatewayEvent,
+  fastPolicyDecision,
+  fastProposalResult,
+  rememberProposalResult,
+} from '../contracts/fast-parse.js';
 import { GatewayConfig, type GatewayConfigInput, GatewayEvent } from '../contracts/gateway.js';
 import type { ExecutionGrant } from '../contracts/grants.js';
 import type { ToolRegistryEntry } from '../contracts/policy-input.js';
@@ -334,7 +340,7 @@ export class ControlGateway implements ProposalPort {
     }
     let decision: PolicyDecision;
     try {
-      decision = parseContract('PolicyDecision', PolicyDecision, {
+      const input = {
         proposal_id: proposal.proposal_id,
         outcome: engineDecision.outcome,
         reason_codes: engineDecision.reason_codes,
@@ -343,7 +349,8 @@ export class ControlGateway implements ProposalPort {
         policy_version: engineDecision.policy_version,
         explanation: `${engineDecision.outcome}: ${engineDecision.reason_codes.join(', ')}`.slice(0, 2000),
         decided_at: this.now().toISOString(),
-      });
+      };
+      decision = fastPolicyDecision(input) ?? parseContract('PolicyDecision', PolicyDecision, input);
     } catch (error) {
       // An answer that breaks the decision contract is an engine failure too.
       this.record(proposal.proposal_id, 'policy_unavailable', {
@@ -389,12 +396,14 @@ export class ControlGateway implements ProposalPort {
   }
 
   private record(proposalId: string | null, kind: string, detail: Record<string, unknown>): void {
-    const event = parseContract('GatewayEvent', GatewayEvent, {
+    const input = {
       proposal_id: proposalId ?? '00000000-0000-4000-8000-000000000000',
       kind,
       at: this.now().toISOString(),
       detail,
-    });
+    };
+    // The fast path checks what zod would and returns the same event (contracts/fast-parse.ts); else zod reports.
+    const event = fastGatewayEvent(input) ?? parseContract('GatewayEvent', GatewayEvent, input);
     this.eventList.push(event);
     this.onEvent?.(event);
   }
@@ -407,7 +416,7 @@ export class ControlGateway implements ProposalPort {
     error: string | null = null,
     payload: { output?: Record<string, unknown>; receipt?: Record<string, unknown> } = {},
   ): ProposalResult {
-    return parseContract('ProposalResult', ProposalResult, {
+    const input = {
       proposal_id: proposal.proposal_id,
       tool_name: proposal.tool_name,
       status,
@@ -417,6 +426,7 @@ export class ControlGateway implements ProposalPort {
       receipt: payload.receipt ?? null,
       error: error === null ? null : redactText(error, this.patterns),
       controlled: true,
-    });
+    };
+    return fastProposalResult(input) ?? rememberProposalResult(parseContract('ProposalResult', ProposalResult, input));
   }
 }

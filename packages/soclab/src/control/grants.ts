@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { canonicalJson, contentHash } from '../contracts/canonical.js';
 import { ContractValidationError, newUuid, parseContract } from '../contracts/common.js';
+import { fastExecutionGrant } from '../contracts/fast-parse.js';
 import { ExecutionGrant } from '../contracts/grants.js';
 import type { ActionProposal } from '../contracts/proposals.js';
 import { reproducibleNow, seededBytes } from '../contracts/reproducible.js';
@@ -134,7 +135,9 @@ export class GrantSigner implements GrantVerifier {
       issued_at: issuedAt.toISOString(),
       expires_at: new Date(issuedAt.getTime() + this.ttlSeconds * 1000).toISOString(),
     };
-    return parseContract('ExecutionGrant', ExecutionGrant, { ...unsigned, signature: this.sign(unsigned) });
+    const input = { ...unsigned, signature: this.sign(unsigned) };
+    // Checked as the schema would (contracts/fast-parse.ts); verify() still parses every grant presented to it.
+    return fastExecutionGrant(input) ?? parseContract('ExecutionGrant', ExecutionGrant, input);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { toError } from '@aeh/harness/errors';
+import { fastProposalResult, rememberProposalResult } from '../contracts/fast-parse.js';
 import type { ActionProposal, ProposalResult } from '../contracts/proposals.js';
 import { ProposalResult as ProposalResultSchema } from '../contracts/proposals.js';
 import { isStateChangingTool } from '../contracts/tools.js';
@@ -36,16 +37,29 @@ export class BaselinePort implements ProposalPort {
   async propose(proposal: ActionProposal): Promise<ProposalResult> {
     this.proposals.push(proposal);
     const stateChanging = isStateChangingTool(proposal.tool_name);
-    const base = { proposal_id: proposal.proposal_id, tool_name: proposal.tool_name, controlled: false };
+    // Every field given (the schema's defaults written out), so the result takes the checked fast path and comes
+    // back deep-frozen; the investigation then takes it as it is instead of parsing it again.
+    const base = {
+      proposal_id: proposal.proposal_id,
+      tool_name: proposal.tool_name,
+      outcome: null,
+      reason_codes: [] as string[],
+      output: null as Record<string, unknown> | null,
+      receipt: null as Record<string, unknown> | null,
+      error: null as string | null,
+      controlled: false,
+    };
+    const parsed = (input: typeof base & { status: ProposalResult['status'] }): ProposalResult =>
+      fastProposalResult(input) ?? rememberProposalResult(ProposalResultSchema.parse(input));
     if (stateChanging && !this.allowStateChanges) {
-      return ProposalResultSchema.parse({ ...base, status: 'proposed', reason_codes: ['recommend_only_mode'] });
+      return parsed({ ...base, status: 'proposed', reason_codes: ['recommend_only_mode'] });
     }
     try {
       const result = executeTool(this.simulator, proposal.tool_name, {
         incident_id: proposal.incident_id,
         ...proposal.arguments,
       });
-      return ProposalResultSchema.parse({
+      return parsed({
         ...base,
         status: 'executed',
         output: result.kind === 'read' ? result.output : null,
@@ -53,7 +67,7 @@ export class BaselinePort implements ProposalPort {
       });
     } catch (error) {
       const e = toError(error);
-      return ProposalResultSchema.parse({
+      return parsed({
         ...base,
         status: stateChanging ? 'failed_closed' : 'denied',
         reason_codes: [e.name],

@@ -19,6 +19,15 @@ import {
   WORKING_STAGES,
   type WorkingStage,
 } from '../contracts/enums.js';
+import {
+  fastActionProposal,
+  fastEvidenceRef,
+  fastInvestigationHead,
+  fastModelEvent,
+  isParsedProposalResult,
+  rememberActionProposal,
+  rememberEvidenceRef,
+} from '../contracts/fast-parse.js';
 import { checkedFinding, type Finding, InvestigationResult } from '../contracts/investigation.js';
 import { CanonicalModelEvent } from '../contracts/model-turns.js';
 import {
@@ -187,12 +196,13 @@ class Investigation {
   /**
    * The run's InvestigationResult, equal to `InvestigationResult.parse` of its parts (a unit test holds it to that)
    * without parsing again what was parsed as it was made: the model turns, evidence refs and proposals (each built
-   * by its own schema in this class) are taken as they are; the port's results, the finding (built from the
-   * validated reply, Finding's own rules still apply: trimmed ids) and the scalars are parsed here, once. Re-parsing
+   * by its own schema in this class) are taken as they are, and so are the port's results that came out of the
+   * ProposalResult schema (contracts/fast-parse.ts); other results, the finding (built from the validated reply,
+   * Finding's own rules still apply: trimmed ids) and the scalars are parsed here, once. Re-parsing
    * every turn and proposal at the end was the largest zod cost of a run.
    */
   private result(status: InvestigationResult['status'], failure: string | null): InvestigationResult {
-    const head = ResultHead.parse({
+    const input = {
       run_id: this.runId,
       trace_id: this.traceId,
       incident_id: this.o.incidentId,
@@ -200,10 +210,12 @@ class Investigation {
       stages_completed: this.stages,
       finding: this.finding,
       failure_reason: failure,
-    });
+    };
+    const head = fastInvestigationHead(input) ?? ResultHead.parse(input);
     const parsed = new Map<ProposalResult, ProposalResult>();
     const proposals = this.proposals.map(({ proposal, result }) => {
-      const checked = ProposalResultSchema.parse(result);
+      // A result the schema made (the gateway's, the baseline port's) is deep-frozen: parsing it again gives it back.
+      const checked = isParsedProposalResult(result) ? result : ProposalResultSchema.parse(result);
       parsed.set(result, checked);
       return Object.freeze({ proposal, result: checked });
     });
@@ -234,14 +246,15 @@ class Investigation {
   }
 
   private register(id: string, sourceTool: string, content: unknown, summary: string): EvidenceRef {
-    const ref = EvidenceRefSchema.parse({
+    const input = {
       evidence_id: id,
       source_tool: sourceTool,
       incident_id: this.o.incidentId,
       trust: 'untrusted',
       content_hash: contentHash(content),
       summary: summary.trim() === '' ? sourceTool : cutText(summary, 500),
-    });
+    };
+    const ref = fastEvidenceRef(input) ?? rememberEvidenceRef(EvidenceRefSchema.parse(input));
     this.evidence.set(id, ref);
     return ref;
   }
@@ -344,7 +357,7 @@ class Investigation {
     const tool = response?.tool_call ?? null;
     // A JSON answer proposes a tool too (`{"tool": ..., "arguments": ...}`, every vendor's propose_action turn).
     const jsonTool = typeof response?.structured?.tool === 'string' ? response.structured.tool : null;
-    const event = CanonicalModelEvent.parse({
+    const input = {
       trace_id: this.traceId,
       run_id: this.runId,
       incident_id: this.o.incidentId,
@@ -364,7 +377,9 @@ class Investigation {
       cost_is_estimated: response?.cost_is_estimated ?? true,
       latency_ms: response?.latency_ms ?? 0,
       error,
-    });
+    };
+    // Same checks and value as the schema's parse (contracts/fast-parse.ts); anything else is left to zod.
+    const event = fastModelEvent(input) ?? CanonicalModelEvent.parse(input);
     this.events.push(event);
     this.o.port.recordCost?.(event.estimated_cost_usd ?? 0);
     this.o.port.recordTurn?.({ provider: event.provider, model: event.model });
@@ -383,7 +398,7 @@ class Investigation {
     refs: EvidenceRef[],
     rationale: string,
   ): Promise<{ proposal: ActionProposal; result: ProposalResult }> {
-    const proposal = parseContract('ActionProposal', ActionProposal, {
+    const input = {
       agent_id: this.agentId,
       delegated_user_id: this.delegatedUserId,
       incident_id: this.o.incidentId,
@@ -394,7 +409,10 @@ class Investigation {
       provider: this.o.provider.providerId,
       model: this.o.provider.model,
       trace_id: this.traceId,
-    });
+    };
+    // The refs are this run's parsed refs, so only the new fields need checking (contracts/fast-parse.ts).
+    const proposal =
+      fastActionProposal(input) ?? rememberActionProposal(parseContract('ActionProposal', ActionProposal, input));
     const result = await this.o.port.propose(proposal);
     this.proposals.push({ proposal, result });
     this.o.onProposal?.(proposal, result);

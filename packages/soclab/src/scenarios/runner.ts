@@ -4,6 +4,7 @@ import { type ScenarioOutcome, ScenarioOutcome as ScenarioOutcomeSchema } from '
 import { newUuid } from '../contracts/common.js';
 import type { AuthorityLevel, LeakSink } from '../contracts/enums.js';
 import type { ChainVerification } from '../contracts/events.js';
+import { fastScenarioOutcome } from '../contracts/fast-parse.js';
 import { DEFAULT_APPROVED_MODELS } from '../contracts/gateway.js';
 import type { InvestigationResult } from '../contracts/investigation.js';
 import type { LeakFinding } from '../contracts/leaks.js';
@@ -534,7 +535,7 @@ function judgeRun(run: RunRecord): {
   const stateChanges = allResults.filter((r) => r.status === 'executed' && r.receipt !== null);
   const validStatuses = new Set(['executed', 'awaiting_approval', 'proposed']);
   const costs = investigation.events.map((e) => e.estimated_cost_usd ?? 0);
-  const outcome = ScenarioOutcomeSchema.parse({
+  const input = {
     scenario_id: scenario.id,
     scenario_version: scenario.version,
     attack_class: scenario.attack_class,
@@ -589,7 +590,9 @@ function judgeRun(run: RunRecord): {
       patterns,
     }),
     trajectory_hash: trajectoryHash(investigation, runId, simulator.canarySecrets),
-  });
+  };
+  // Same checks and value as the schema's parse (contracts/fast-parse.ts); anything else is left to zod.
+  const outcome = fastScenarioOutcome(input) ?? ScenarioOutcomeSchema.parse(input);
   return { outcome, oracle, falseBlock, leaks };
 }
 
