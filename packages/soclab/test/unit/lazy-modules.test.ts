@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { modulesLoadedBy } from '../helpers/loaded-modules.js';
 
 // Every `soclab demo` / `soclab campaign` pays for the modules it loads before its first scenario runs (Node 20
 // has no compile cache). These stacks are needed only by one provider or one database, so a mock campaign on
@@ -14,36 +13,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const dist = join(REPO_ROOT, 'packages/soclab/dist');
 
-/** Paths of every module (ESM and CommonJS) a fresh process loads while running `code`. */
-async function modulesLoadedBy(code: string): Promise<string[]> {
-  const log = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
-  const hooks = join(dir, 'hooks.mjs');
-  writeFileSync(
-    hooks,
-    `import { appendFileSync } from 'node:fs';
-export async function load(url, context, next) {
-  appendFileSync(${JSON.stringify(log)}, url + '\\n');
-  return next(url, context);
-}`,
-  );
-  const register = `import { register } from 'node:module'; register(${JSON.stringify(`file://${hooks}`)});`;
-  const script = `${code}
-import { createRequire } from 'node:module';
-import { appendFileSync } from 'node:fs';
-appendFileSync(${JSON.stringify(log)}, Object.keys(createRequire(import.meta.url).cache).join('\\n') + '\\n');`;
-  await promisify(execFile)(
-    process.execPath,
-    ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', script],
-    { cwd: REPO_ROOT, env: { ...process.env, NODE_ENV: 'production' }, timeout: 60_000 },
-  );
-  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
-}
-
 describe('a mock campaign on SQLite loads no provider or database stack it does not use', () => {
   it.skipIf(!existsSync(join(dist, 'campaign/study.js')))(
     'opens a SQLite evidence store and loads the study without undici, the MCP server SDK or pg',
     async () => {
-      const loaded = await modulesLoadedBy(`
+      const loaded = await modulesLoadedBy(
+        dir,
+        `
 const { runStudy } = await import(${JSON.stringify(`file://${dist}/campaign/study.js`)});
 const { openEvidenceStore } = await import(${JSON.stringify(`file://${dist}/evidence/index.js`)});
 const { soclabProviderRegistry } = await import(${JSON.stringify(`file://${dist}/providers/registry.js`)});
@@ -51,7 +27,8 @@ if (typeof runStudy !== 'function') throw new Error('no runStudy');
 const store = await openEvidenceStore(':memory:');
 await store.append('run-1', { event_type: 'run.started', payload: {} });
 await store.close();
-soclabProviderRegistry({ env: {} }).check('mock');`);
+soclabProviderRegistry({ env: {} }).check('mock');`,
+      );
       // Degenerate check first: the hook saw the modules that were loaded (study, kysely, better-sqlite3).
       expect(loaded.some((m) => m.includes('/campaign/study.js'))).toBe(true);
       expect(loaded.some((m) => m.includes('better-sqlite3'))).toBe(true);
@@ -66,9 +43,12 @@ soclabProviderRegistry({ env: {} }).check('mock');`);
   it.skipIf(!existsSync(join(dist, 'providers/http.js')))(
     'still loads undici when an http provider is built',
     async () => {
-      const loaded = await modulesLoadedBy(`
+      const loaded = await modulesLoadedBy(
+        dir,
+        `
 const { HttpAgentProvider } = await import(${JSON.stringify(`file://${dist}/providers/http.js`)});
-HttpAgentProvider.fromEnv({ SOCLAB_HTTP_AGENT_URL: 'http://127.0.0.1:9/agent' });`);
+HttpAgentProvider.fromEnv({ SOCLAB_HTTP_AGENT_URL: 'http://127.0.0.1:9/agent' });`,
+      );
       expect(loaded.some((m) => /node_modules\/undici\//.test(m))).toBe(true);
     },
   );
@@ -88,11 +68,11 @@ if (typeof writeReports !== 'function') throw new Error('no writeReports');`
     : ''
 }`;
       const react = (m: string) => /node_modules\/react-dom\/|\/reports\/render\.js$/.test(m);
-      const loaded = await modulesLoadedBy(reportsScript(false));
+      const loaded = await modulesLoadedBy(dir, reportsScript(false));
       expect(loaded.some((m) => m.includes('/campaign/study.js'))).toBe(true);
       expect(loaded.filter(react)).toEqual([]);
       // Degenerate check: the same hook does see them once the reports module is loaded.
-      const writing = await modulesLoadedBy(reportsScript(true));
+      const writing = await modulesLoadedBy(dir, reportsScript(true));
       expect(writing.filter((m) => /node_modules\/react-dom\//.test(m)).length).toBeGreaterThan(0);
       expect(writing.some((m) => m.endsWith('/reports/render.js'))).toBe(true);
     },
@@ -107,13 +87,13 @@ describe('the CLI entry does not evaluate the harness root', () => {
     'loading every command module leaves the harness root unloaded; so does the campaign runner',
     async () => {
       // With no command, main prints the help: every command module is loaded, none runs.
-      const loaded = await modulesLoadedBy(`await import(${JSON.stringify(`file://${dist}/cli/main.js`)});`);
+      const loaded = await modulesLoadedBy(dir, `await import(${JSON.stringify(`file://${dist}/cli/main.js`)});`);
       // Degenerate check first: the hook saw the CLI and the harness subpaths it uses.
       expect(loaded.some((m) => m.endsWith('/soclab/dist/cli/common.js'))).toBe(true);
       expect(loaded.some((m) => m.endsWith('/harness/dist/core/colour.js'))).toBe(true);
       expect(loaded.filter(harnessRoot)).toEqual([]);
       // The campaign runner imports the narrow entries (`@aeh/harness/runner`, ...), not the root with every plugin.
-      const running = await modulesLoadedBy(`await import(${JSON.stringify(`file://${dist}/campaign/run.js`)});`);
+      const running = await modulesLoadedBy(dir, `await import(${JSON.stringify(`file://${dist}/campaign/run.js`)});`);
       expect(running.some((m) => m.endsWith('/harness/dist/runner/public.js'))).toBe(true);
       expect(running.filter(harnessRoot)).toEqual([]);
     },

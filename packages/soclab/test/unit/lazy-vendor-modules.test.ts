@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { loadedBefore, modulesLoadedBy } from '../helpers/loaded-modules.js';
 import { startVendor, VENDORS } from '../helpers/stand-ins/vendors.js';
 
 // A fresh `soclab demo` or mock campaign pays for every module it evaluates (issue 22). Two stacks it never uses:
@@ -17,36 +16,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const dist = join(REPO_ROOT, 'packages/soclab/dist');
 const url = (path: string) => JSON.stringify(`file://${join(dist, path)}`);
 
-/** Every module (ESM and CommonJS) a fresh process loads while running `code`, with `mark(name)` lines between. */
-async function modulesLoadedBy(code: string, env: Record<string, string> = {}): Promise<string[]> {
-  const log = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
-  const hooks = join(dir, 'hooks.mjs');
-  writeFileSync(
-    hooks,
-    `import { appendFileSync } from 'node:fs';
-export async function load(url, context, next) {
-  appendFileSync(${JSON.stringify(log)}, url + '\\n');
-  return next(url, context);
-}`,
-  );
-  const register = `import { register } from 'node:module'; register(${JSON.stringify(`file://${hooks}`)});`;
-  const script = `import { createRequire } from 'node:module';
-import { appendFileSync } from 'node:fs';
-const required = () => Object.keys(createRequire(import.meta.url).cache).join('\\n');
-const mark = (name) => appendFileSync(${JSON.stringify(log)}, required() + '\\nMARK ' + name + '\\n');
-${code}
-mark('end');`;
-  await promisify(execFile)(
-    process.execPath,
-    ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', script],
-    { cwd: REPO_ROOT, env: { ...process.env, NODE_ENV: 'production', ...env }, timeout: 60_000 },
-  );
-  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
-}
-
-/** The modules loaded before the `mark(name)` line. */
-const before = (loaded: string[], name: string) => loaded.slice(0, loaded.indexOf(`MARK ${name}`));
-
 const vendorEngine = (m: string) => /\/models\/dist\/providers\/ai-sdk\.js$|node_modules\/(@ai-sdk|ai)\//.test(m);
 const harnessRoot = (m: string) => /\/harness\/dist\/index\.js$/.test(m);
 const allBuiltins = (m: string) =>
@@ -57,12 +26,15 @@ describe('a mock campaign evaluates neither the vendor clients nor the harness r
     'runs one scenario with the mock provider and scores it with the built-in metric it names',
     async () => {
       const out = join(dir, 'campaign');
-      const loaded = await modulesLoadedBy(`
+      const loaded = await modulesLoadedBy(
+        dir,
+        `
 const { runCampaign } = await import(${url('campaign/run.js')});
 await runCampaign(
   { mode: 'baseline', provider: 'mock', scenarios: ['BEN-001'], concurrency: 1 },
   { evidenceUrl: ${JSON.stringify(join(out, 'evidence.sqlite'))}, runDir: ${JSON.stringify(join(out, 'run'))} },
-);`);
+);`,
+      );
       // Degenerate checks first: the hook saw the campaign run, the narrow harness entries, and the one built-in
       // metric the suite names (success_rate), loaded on demand; the run wrote its metrics, that one included.
       expect(loaded.some((m) => m.endsWith('/soclab/dist/campaign/run.js'))).toBe(true);
@@ -91,6 +63,7 @@ describe('a vendor provider loads its client when first called', () => {
       try {
         const reply = join(dir, 'reply.json');
         const loaded = await modulesLoadedBy(
+          dir,
           `
 const { soclabProviderRegistry } = await import(${url('providers/registry.js')});
 const provider = soclabProviderRegistry().get('openai', ${JSON.stringify(openai.model)});
@@ -102,11 +75,11 @@ const response = await provider.generate({
 appendFileSync(${JSON.stringify(reply)}, JSON.stringify({ id: provider.providerId, response }));`,
           openai.env(standIn.url, openai.key),
         );
-        const created = before(loaded, 'created');
+        const created = loadedBefore(loaded, 'created');
         // Degenerate check first: the registry and the vendor's entry were loaded before the mark.
         expect(created.some((m) => m.endsWith('/models/dist/providers/openai.js'))).toBe(true);
         expect(created.filter(vendorEngine)).toEqual([]);
-        const called = before(loaded, 'end');
+        const called = loadedBefore(loaded, 'end');
         expect(called.some((m) => m.endsWith('/models/dist/providers/ai-sdk.js'))).toBe(true);
         expect(called.some((m) => /node_modules\/@ai-sdk\/openai\//.test(m))).toBe(true);
         const { id, response } = JSON.parse(readFileSync(reply, 'utf8')) as {
