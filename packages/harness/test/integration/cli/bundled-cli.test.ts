@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 // The bundled CLI (scripts/build-bundles.mjs, built by `npm run build` and pretest) inlines the harness. A plugin
 // that imports '@aeh/harness' must still register into the CLI's own registries, and errors must still point
@@ -22,6 +22,17 @@ const fixtures = join(root, 'packages/harness/test/fixtures/plugins');
 const built = existsSync(bundle);
 if (!built && process.env.CI) throw new Error(`${bundle} is missing: npm run build (or pretest) builds it`);
 if (!built) console.warn(`skipping bundled-CLI tests: ${bundle} is missing (run node scripts/build-bundles.mjs)`);
+
+const scratchDirs: string[] = [];
+afterAll(() => {
+  for (const d of scratchDirs) rmSync(d, { recursive: true, force: true });
+});
+/** A temporary folder for one test, removed after the file's tests. */
+function scratch(): string {
+  const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+  scratchDirs.push(d);
+  return d;
+}
 
 function runBundle(args: string[], cwd: string, env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, ['--enable-source-maps', bundle, ...args], {
@@ -35,7 +46,7 @@ function runBundle(args: string[], cwd: string, env: Record<string, string> = {}
 
 describe.skipIf(!built)('bundled harness CLI', () => {
   it('plugins that import @aeh/harness (JS and TypeScript) register into the CLI’s own registries', () => {
-    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    const d = scratch();
     writeFileSync(
       join(d, 'suite.yaml'),
       `version: "1.0"
@@ -57,7 +68,7 @@ tests: [{ id: a, input: hi }]
   });
 
   it('an unknown plugin name still gets the did-you-mean error, exit 2', () => {
-    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    const d = scratch();
     writeFileSync(
       join(d, 'suite.yaml'),
       `version: "1.0"\nname: typo\nagent: { adapter: echo }\nevaluators: [exact_matc]\ntests: [{ id: a, input: hi }]\n`,
@@ -68,7 +79,7 @@ tests: [{ id: a, input: hi }]
   });
 
   it('validation messages are zod’s English ones (the bundle keeps only the English locale), exit 2', () => {
-    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    const d = scratch();
     writeFileSync(
       join(d, 'suite.yaml'),
       `version: "1.0"\nname: 5\nagent: { adapter: echo }\nevaluators: [exact_match]\ntests: [{ id: a, input: hi }]\n`,
@@ -81,7 +92,7 @@ tests: [{ id: a, input: hi }]
   // The harness bundle lets each zod object schema compile its fast parser only on its 17th parse
   // (scripts/build-bundles.mjs): results and messages must be those of the tsc output, which always compiles it.
   it('a 40-case run and its validation errors, before and after zod compiles its parsers, equal the tsc output', () => {
-    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    const d = scratch();
     const cases = Array.from({ length: 40 }, (_, i) => ({
       id: `c${i}`,
       input: i % 3 === 0 ? { text: `question ${i}`, n: i } : `question ${i}`,
@@ -120,7 +131,7 @@ tests: [{ id: a, input: hi }]
   });
 
   it('stack traces name the TypeScript sources through the source maps', () => {
-    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    const d = scratch();
     // A module adapter whose file throws when loaded: a runtime error (exit 3) with HARNESS_DEBUG printing the stack.
     writeFileSync(join(d, 'agent.mjs'), "throw new Error('agent module failed to load');\n");
     writeFileSync(
@@ -134,7 +145,7 @@ tests: [{ id: a, input: hi }]
   });
 
   it('the bin turns the source maps on for HARNESS_DEBUG, the only time the CLI prints a stack', () => {
-    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    const d = scratch();
     writeFileSync(join(d, 'agent.mjs'), "throw new Error('agent module failed to load');\n");
     writeFileSync(
       join(d, 'suite.yaml'),
@@ -178,7 +189,7 @@ if (!cached)
 
 describe.skipIf(!cached)('harness bin: the CommonJS bundle with a V8 code cache', () => {
   it('plugins register into the CLI’s registries with the cache missing, written, corrupt, and from an older build', () => {
-    const d = mkdtempSync(join(tmpdir(), 'aeh-bundle-'));
+    const d = scratch();
     writeFileSync(
       join(d, 'suite.yaml'),
       `version: "1.0"
