@@ -14,13 +14,13 @@ import { setFlagsFromString } from 'node:v8';
 // functions never called). Cedar's module is a pinned dependency; a function that failed validation would still
 // fail, at its first call instead of at load.
 const longLived = ['serve', 'worker', 'mcp'].includes(process.argv[2] ?? '');
-if (!longLived) setFlagsFromString('--liftoff-only');
-if (!longLived) setFlagsFromString('--wasm-lazy-validation');
 // And JavaScript functions are optimised by TurboFan after twice V8's default amount of execution (66 KB of
 // bytecode budget -> 132 KB): in a process that lives a second or a few, the optimising compiles (on background
 // threads) cost more than the optimised code returns. Fresh `soclab demo`: ~10% less CPU, wall unchanged or lower;
-// a 165-run campaign: 5% less CPU, same wall. The code cache is keyed by V8's flags, so it is written with this set.
-if (!longLived) setFlagsFromString('--interrupt-budget=135168');
+// a 165-run campaign: 5% less CPU, same wall. The code cache is keyed by V8's flags, so it is written with these set.
+if (!longLived) {
+  for (const flag of ['--liftoff-only', '--wasm-lazy-validation', '--interrupt-budget=135168']) setFlagsFromString(flag);
+}
 
 // Stack traces name the TypeScript sources, not bundle or tsc output offsets, where a stack can be printed: with
 // SOCLAB_DEBUG, and in the servers' logs. Not otherwise: reading and parsing the source maps costs every short command.
