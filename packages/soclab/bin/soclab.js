@@ -19,7 +19,8 @@ const longLived = ['serve', 'worker', 'mcp'].includes(process.argv[2] ?? '');
 // threads) cost more than the optimised code returns. Fresh `soclab demo`: ~10% less CPU, wall unchanged or lower;
 // a 165-run campaign: 5% less CPU, same wall. The code cache is keyed by V8's flags, so it is written with these set.
 if (!longLived) {
-  for (const flag of ['--liftoff-only', '--wasm-lazy-validation', '--interrupt-budget=135168']) setFlagsFromString(flag);
+  for (const flag of ['--liftoff-only', '--wasm-lazy-validation', '--interrupt-budget=135168'])
+    setFlagsFromString(flag);
 }
 
 // Stack traces name the TypeScript sources, not bundle or tsc output offsets, where a stack can be printed: with
