@@ -5,6 +5,7 @@ import { formatZodIssues, IDENTIFIER_PATTERN } from '../../contracts/common.js';
 import { Obligation } from '../../contracts/decisions.js';
 import type { DecisionOutcome } from '../../contracts/enums.js';
 import { precompiledDirFor } from '../../precompile/artifacts.js';
+import { type CountedLimit, compareLimitsOnly, limitsComparedOnly } from './compared-limits.js';
 import {
   type EngineDecision,
   type PolicyEngine,
@@ -92,6 +93,8 @@ export class CedarPolicyEngine implements PolicyEngine {
   private readonly policySetId: string;
   private readonly authorize: CedarAuthorizer;
   private readonly validateRequests: boolean;
+  /** Run counters the policies only compare with their maxima (`compared-limits.ts`). */
+  private readonly comparedLimits: readonly CountedLimit[];
   /**
    * Cedar's answer by request (principal, action, resource, context, entities as JSON). A decision is a pure function
    * of the preparsed policy set and the request (no clock, no I/O), and this map belongs to one preparsed set, so a
@@ -102,7 +105,7 @@ export class CedarPolicyEngine implements PolicyEngine {
 
   private constructor(
     folder: PolicyFolder,
-    { schema, metas, texts }: CompiledPolicyFolder,
+    { schema, metas, texts, comparedLimits }: CompiledPolicyFolder,
     compiledFrom: CedarPolicyEngine['compiledFrom'],
     authorizer: CedarAuthorizer,
     validateRequests: boolean,
@@ -126,6 +129,7 @@ export class CedarPolicyEngine implements PolicyEngine {
     if (setAnswer.type !== 'success') throw new PolicyLoadError(`${folder.dir}: policy set could not be preparsed`);
     this.authorize = authorizer;
     this.validateRequests = validateRequests;
+    this.comparedLimits = comparedLimits;
     this.answers = authorizer === cedar.statefulIsAuthorized ? new Map() : undefined;
   }
 
@@ -179,7 +183,7 @@ export class CedarPolicyEngine implements PolicyEngine {
     if (!parsed.success) throw new PolicyUnavailableError(`invalid policy input: ${formatZodIssues(parsed.error)}`);
     let answer: cedar.AuthorizationAnswer;
     try {
-      const request = toCedarRequest(parsed.data);
+      const request = compareLimitsOnly(toCedarRequest(parsed.data), this.comparedLimits);
       const key = this.answers
         ? JSON.stringify([request.principal, request.action, request.resource, request.context, request.entities])
         : '';
@@ -304,6 +308,7 @@ export function compilePolicyFolder(folder: PolicyFolder): CompiledPolicyFolder 
   }
   const metas = new Map<string, PolicyMeta>();
   const texts: Record<string, string> = {};
+  const forms: unknown[] = [];
   for (const file of folder.policies) {
     const parts = cedar.policySetTextToParts(file.text);
     if (parts.type !== 'success') {
@@ -336,6 +341,7 @@ export function compilePolicyFolder(folder: PolicyFolder): CompiledPolicyFolder 
         problems.push(`${source}: ${json.errors.map((e) => e.message).join('; ')}`);
         return;
       }
+      forms.push(json.json);
       const result = readAnnotations(json.json.effect, json.json.annotations ?? {}, source);
       if (typeof result === 'string') {
         problems.push(result);
@@ -353,7 +359,7 @@ export function compilePolicyFolder(folder: PolicyFolder): CompiledPolicyFolder 
   if (problems.length > 0) {
     throw new PolicyLoadError(`policy folder ${folder.dir} is invalid:\n  ${problems.join('\n  ')}`, problems);
   }
-  return { metas, texts, schema };
+  return { metas, texts, schema, comparedLimits: limitsComparedOnly(forms) };
 }
 
 /**

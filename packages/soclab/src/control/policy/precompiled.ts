@@ -14,6 +14,7 @@ import {
 } from '../../precompile/artifacts.js';
 import { soclabVersion } from '../../version.js';
 import type { PolicyMeta } from './cedar-engine.js';
+import { COUNTED_LIMITS, type CountedLimit } from './compared-limits.js';
 import type { PolicyFolder } from './folder.js';
 
 /** A policy folder compiled and validated: what the engine needs besides Cedar's per-process preparsing. */
@@ -22,6 +23,8 @@ export interface CompiledPolicyFolder {
   texts: Record<string, string>;
   /** The schema in Cedar's JSON form (or the text when it does not convert), for every later call. */
   schema: cedar.Schema;
+  /** Run counters the policies only compare with their maxima, so requests may carry 0, max or max+1 instead. */
+  comparedLimits: CountedLimit[];
 }
 
 /**
@@ -53,6 +56,7 @@ const StoredPolicy = z.strictObject({
 const PolicyPayload = z.strictObject({
   schema: z.union([z.string(), z.record(z.string(), z.unknown())]),
   policies: z.array(StoredPolicy),
+  compared_limits: z.array(z.enum(COUNTED_LIMITS as [CountedLimit, ...CountedLimit[]])),
 });
 type PolicyPayload = z.infer<typeof PolicyPayload>;
 
@@ -76,7 +80,11 @@ export function encodePolicyArtifact(folder: PolicyFolder, compiled: CompiledPol
       text,
     };
   });
-  const payload: PolicyPayload = { schema: compiled.schema as PolicyPayload['schema'], policies };
+  const payload: PolicyPayload = {
+    schema: compiled.schema as PolicyPayload['schema'],
+    policies,
+    compared_limits: compiled.comparedLimits,
+  };
   return encodeArtifact('policies', policyArtifactKey(folder), payload);
 }
 
@@ -124,7 +132,12 @@ export function precompiledPolicyFolder(
   if (metas.size === 0) return reject(`${opened.file}: payload has no policies`);
   precompiledDebug('policies %s: from %s', folder.dir, opened.file);
   return {
-    compiled: { metas, texts, schema: (opened.payload as PolicyPayload).schema as cedar.Schema },
+    compiled: {
+      metas,
+      texts,
+      schema: (opened.payload as PolicyPayload).schema as cedar.Schema,
+      comparedLimits: payload.data.compared_limits,
+    },
     file: opened.file,
   };
 }
