@@ -162,22 +162,39 @@ interface SecretMatcher {
  * The forms of each secret as matchers, cached per secrets array (a run's canaries are scanned for in each of its
  * ~20 events) and checked against a copy, so an array changed in place is not served stale forms. The hex form is
  * a case-insensitive regex: no character outside A-F lower-cases into a hex digit, so it finds what
- * `toLowerCase().includes` finds.
+ * `toLowerCase().includes` finds. `any` holds when one of the forms does: two regexes (the case-sensitive forms and
+ * the case-insensitive ones, each an alternation of the escaped needles), so the strings that hold no secret (nearly
+ * all of them) cost one native scan each instead of a JavaScript loop over every form.
  */
-const secretMatchers = new WeakMap<readonly string[], { secrets: string[]; forms: SecretMatcher[][] }>();
+interface SecretMatchers {
+  readonly secrets: string[];
+  readonly forms: SecretMatcher[][];
+  readonly any: (text: string) => boolean;
+}
+const secretMatchers = new WeakMap<readonly string[], SecretMatchers>();
 
-function secretMatchersOf(secrets: readonly string[]): SecretMatcher[][] {
+function secretMatchersOf(secrets: readonly string[]): SecretMatchers {
   const hit = secretMatchers.get(secrets);
-  if (hit && hit.secrets.length === secrets.length && hit.secrets.every((s, i) => s === secrets[i])) return hit.forms;
+  if (hit && hit.secrets.length === secrets.length && hit.secrets.every((s, i) => s === secrets[i])) return hit;
+  const sensitive: string[] = [];
+  const insensitive: string[] = [];
   const forms = secrets.map((secret) =>
     secretForms(secret).map(({ encoding, needle, caseInsensitive }): SecretMatcher => {
+      (caseInsensitive ? insensitive : sensitive).push(escapeRegex(needle));
       if (!caseInsensitive) return { encoding, has: (text) => text.includes(needle) };
       const regex = new RegExp(escapeRegex(needle), 'i');
       return { encoding, has: (text) => regex.test(text) };
     }),
   );
-  secretMatchers.set(secrets, { secrets: [...secrets], forms });
-  return forms;
+  const anySensitive = sensitive.length > 0 ? new RegExp(sensitive.join('|')) : null;
+  const anyInsensitive = insensitive.length > 0 ? new RegExp(insensitive.join('|'), 'i') : null;
+  const matchers: SecretMatchers = {
+    secrets: [...secrets],
+    forms,
+    any: (text) => (anySensitive?.test(text) ?? false) || (anyInsensitive?.test(text) ?? false),
+  };
+  secretMatchers.set(secrets, matchers);
+  return matchers;
 }
 
 /**
@@ -187,8 +204,8 @@ function secretMatchersOf(secrets: readonly string[]): SecretMatcher[][] {
 export function findLeaks(value: unknown, options: LeakScanOptions): LeakFinding[] {
   const secrets = options.secrets ?? [];
   const patterns = options.patterns ?? DEFAULT_CANARY_PATTERNS;
-  const forms = secretMatchersOf(secrets);
-  const matchers = patterns.flatMap((p) => compilePattern(p).matchers.map((m) => ({ pattern: p, ...m })));
+  const { forms, any: anySecret } = secretMatchersOf(secrets);
+  const compiled = patterns.map(compilePattern);
   const found: LeakFinding[] = [];
   const seen = new Set<string>();
   const add = (path: string, canary: string, encoding: LeakEncoding) => {
@@ -199,40 +216,59 @@ export function findLeaks(value: unknown, options: LeakScanOptions): LeakFinding
       Object.freeze({ sink: options.sink, encoding, canary, path, where: options.where ?? null }) as LeakFinding,
     );
   };
-  const anyPattern = patterns.map((p) => compilePattern(p).any);
-  // The strings of `value` with their paths, in walkStrings order, without a generator.
-  const scan = (text: string, path: string): void => {
+  // The path to the string being scanned, as segments: spelled out (as walkStrings does, where an empty path so far
+  // is dropped) only for a string that holds something.
+  const segments: string[] = [];
+  const dotted = (): string => {
+    let path = '';
+    for (const segment of segments) path = path ? `${path}.${segment}` : segment;
+    return path;
+  };
+  const scan = (text: string, isKey: boolean): void => {
+    const secretHit = anySecret(text);
+    if (!secretHit && !compiled.some((c) => c.any.test(text))) return;
+    const path = isKey ? `${dotted()}#key` : dotted();
     let exactHit = false;
-    for (let i = 0; i < forms.length; i++) {
-      for (const form of forms[i] ?? []) {
-        if (form.has(text)) {
-          add(path, `canary[${i}]`, form.encoding);
-          exactHit = true;
+    if (secretHit) {
+      for (let i = 0; i < forms.length; i++) {
+        for (const form of forms[i] ?? []) {
+          if (form.has(text)) {
+            add(path, `canary[${i}]`, form.encoding);
+            exactHit = true;
+          }
         }
       }
     }
-    if (!anyPattern.some((any) => any.test(text))) return;
-    for (const { pattern, encoding, regex } of matchers) {
-      regex.lastIndex = 0;
-      if (!regex.test(text)) continue;
-      // A pattern match that is just one of the run's exact canaries is already reported above.
-      if (exactHit && found.some((f) => f.path === path && f.encoding === encoding)) continue;
-      add(path, pattern, encoding);
-    }
-  };
-  const walk = (node: unknown, path: string): void => {
-    if (typeof node === 'string') scan(node, path);
-    else if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) walk(node[i], path ? `${path}.${i}` : String(i));
-    } else if (node !== null && typeof node === 'object') {
-      const record = node as Record<string, unknown>;
-      for (const k of Object.keys(record)) {
-        const child = path ? `${path}.${k}` : k;
-        scan(k, `${child}#key`);
-        walk(record[k], child);
+    for (const { pattern, any, matchers } of compiled) {
+      if (!any.test(text)) continue;
+      for (const { encoding, regex } of matchers) {
+        regex.lastIndex = 0;
+        if (!regex.test(text)) continue;
+        // A pattern match that is just one of the run's exact canaries is already reported above.
+        if (exactHit && found.some((f) => f.path === path && f.encoding === encoding)) continue;
+        add(path, pattern, encoding);
       }
     }
   };
-  walk(value, '');
+  // Strings in walkStrings order (each object key before its value), without a generator.
+  const walk = (node: unknown): void => {
+    if (typeof node === 'string') scan(node, false);
+    else if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        segments.push(String(i));
+        walk(node[i]);
+        segments.pop();
+      }
+    } else if (node !== null && typeof node === 'object') {
+      const record = node as Record<string, unknown>;
+      for (const k of Object.keys(record)) {
+        segments.push(k);
+        scan(k, true);
+        walk(record[k]);
+        segments.pop();
+      }
+    }
+  };
+  walk(value);
   return found;
 }
