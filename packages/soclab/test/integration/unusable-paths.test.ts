@@ -125,6 +125,19 @@ describe('soclab with an evidence database it cannot open', () => {
   });
 });
 
+describe('soclab worker with an evidence database it cannot open', () => {
+  it('exits 3 naming it before it takes a job (before it even reaches Redis)', async () => {
+    const cwd = workdir();
+    writeFileSync(join(cwd, 'plain-file'), 'x');
+    const port = await closedPort();
+    const r = soclab(['worker', '--queue', `redis://127.0.0.1:${port}`, '--db', 'plain-file/e.sqlite'], cwd);
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(3);
+    expect(r.output).toContain(`evidence database ${join(cwd, 'plain-file/e.sqlite')} cannot be opened`);
+    expect(r.output).not.toContain('Redis');
+  });
+});
+
 describe('runCampaign and runStudy with an evidence database they cannot open', () => {
   it('runCampaign throws EvidenceDatabaseUnavailableError before any run and writes no run folder', async () => {
     const cwd = workdir();
