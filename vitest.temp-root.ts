@@ -50,6 +50,6 @@ function processExists(pid: number): boolean {
     return true;
   } catch (error) {
     // EPERM: it exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return error instanceof Error && 'code' in error && error.code === 'EPERM';
   }
 }

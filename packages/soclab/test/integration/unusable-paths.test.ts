@@ -149,7 +149,7 @@ describe('runCampaign and runStudy with an evidence database they cannot open', 
       { runDir, evidenceUrl: join(cwd, 'plain-file/e.sqlite'), onStart: () => started++ },
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EvidenceDatabaseUnavailableError);
-    expect((error as EvidenceDatabaseUnavailableError).location).toBe(join(cwd, 'plain-file/e.sqlite'));
+    expect(error).toMatchObject({ location: join(cwd, 'plain-file/e.sqlite') });
     expect(started).toBe(0);
     expect(existsSync(runDir)).toBe(false);
   });
