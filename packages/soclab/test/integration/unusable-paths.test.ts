@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EvidenceDatabaseUnavailableError, runCampaign, runStudy } from '@aeh/soclab';
 import { afterAll, describe, expect, it } from 'vitest';
+import { failWithoutPostgresUnderCi, PG_URL } from '../helpers/postgres.js';
 
 // A folder that cannot be created although its parent exists (/proc) made Node 20's recursive mkdir spin forever:
 // `soclab demo --db /proc/x/e.sqlite` never exited. Each command now stops with the reason, and an evidence
@@ -122,6 +123,22 @@ describe('soclab with an evidence database it cannot open', () => {
     expect(r.output).toContain(`evidence database postgres://soclab:***@127.0.0.1:${port}/evidence cannot be opened`);
     expect(r.output).toContain('ECONNREFUSED');
     expect(r.output).not.toContain('Canary-4417');
+  });
+});
+
+describe('soclab with a PostgreSQL evidence database the server refuses', () => {
+  failWithoutPostgresUnderCi('a database the server does not have: exit 3, URL without its password');
+  it.runIf(PG_URL)('a database the server does not have: exit 3, URL without its password', () => {
+    const cwd = workdir();
+    const url = new URL(PG_URL ?? '');
+    url.password = 'pw-Canary-5521';
+    url.pathname = `/soclab_missing_${process.pid}`;
+    const r = soclab(['demo', '--db', url.toString(), '--out', 'd'], cwd);
+    expectStoppedBeforeAnyRun(r, cwd, 'd');
+    url.password = '***';
+    expect(r.output).toContain(`evidence database ${url.toString()} cannot be opened`);
+    expect(r.output).toMatch(/soclab_missing_\d+" does not exist/);
+    expect(r.output).not.toContain('Canary-5521');
   });
 });
 
