@@ -30,6 +30,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // One temporary folder per run (TMPDIR for the workers and what they spawn), removed at the end: see the file.
+    globalSetup: ['./vitest.temp-root.ts'],
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: process.env.CI ? { json: '.vitest-results.json' } : undefined,
   },

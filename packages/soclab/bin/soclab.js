@@ -4,6 +4,7 @@
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import { LONG_LIVED_COMMANDS } from './long-lived-commands.js';
 
 // Cedar's 4 MB WebAssembly module: V8 compiles each function with its baseline compiler (Liftoff) on first call and
 // then recompiles the hot ones with TurboFan. A demo or campaign ends before that pays back (fresh `soclab demo`:
@@ -13,7 +14,7 @@ import { setFlagsFromString } from 'node:v8';
 // compiles lazily; the eager validation was ~150M instructions of every process that loads Cedar, most of them for
 // functions never called). Cedar's module is a pinned dependency; a function that failed validation would still
 // fail, at its first call instead of at load.
-const longLived = ['serve', 'worker', 'mcp'].includes(process.argv[2] ?? '');
+const longLived = LONG_LIVED_COMMANDS.includes(process.argv[2] ?? '');
 // And JavaScript functions are optimised by TurboFan after twice V8's default amount of execution (66 KB of
 // bytecode budget -> 132 KB): in a process that lives a second or a few, the optimising compiles (on background
 // threads) cost more than the optimised code returns. Fresh `soclab demo`: ~10% less CPU, wall unchanged or lower;

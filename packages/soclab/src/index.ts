@@ -46,6 +46,7 @@ export { ControlGateway } from './control/gateway.js';
 export { CedarPolicyEngine } from './control/policy/cedar-engine.js';
 export { PolicyUnavailableError } from './control/policy/engine.js';
 // Evidence: the hash-chained store every run writes.
+export { EvidenceDatabaseUnavailableError } from './evidence/database.js';
 export { openEvidenceStore, SqlEvidenceStore } from './evidence/store.js';
 // Modes a campaign runs an agent under; register your own by name.
 export type { ModeDefinition } from './modes/mode.js';

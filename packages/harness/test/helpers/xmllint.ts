@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +18,13 @@ if (!XMLLINT_AVAILABLE && process.env.CI) throw new Error(`CI is set but ${XMLLI
 
 /** Validate an XML document (text) against an XSD file; returns xmllint's verdict and its messages. */
 export function validateXsd(xml: string, xsd: string): { valid: boolean; messages: string } {
-  const file = join(mkdtempSync(join(tmpdir(), 'aeh-xsd-')), 'doc.xml');
-  writeFileSync(file, xml);
-  const r = spawnSync('xmllint', ['--noout', '--schema', xsd, file], { encoding: 'utf8', timeout: 30_000 });
-  return { valid: r.status === 0, messages: `${r.stderr}${r.stdout}`.trim() };
+  const dir = mkdtempSync(join(tmpdir(), 'aeh-xsd-'));
+  try {
+    const file = join(dir, 'doc.xml');
+    writeFileSync(file, xml);
+    const r = spawnSync('xmllint', ['--noout', '--schema', xsd, file], { encoding: 'utf8', timeout: 30_000 });
+    return { valid: r.status === 0, messages: `${r.stderr}${r.stdout}`.trim() };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

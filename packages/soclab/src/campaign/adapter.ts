@@ -149,12 +149,21 @@ async function recordOf(
   };
 }
 
+/** The `soclab` agent, which can also open its evidence store before the first run. */
+export interface SoclabAgent extends Agent {
+  /**
+   * Open the evidence store now rather than on the first run, so a database that cannot be opened stops the caller
+   * before anything runs (throws EvidenceDatabaseUnavailableError). No-op when a store was given or is open.
+   */
+  openEvidence(): Promise<void>;
+}
+
 /**
  * The agent behind a campaign: each case runs one scenario in the configured mode with a fresh simulator and
  * evidence chain, and returns the run's trace, outcome flags and evidence run id. Never throws for a scenario's
  * behaviour; a configuration problem (unknown scenario) becomes an errored case.
  */
-export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agent> {
+export async function createSoclabAgent(config: SoclabAgentConfig): Promise<SoclabAgent> {
   registerAblationModes();
   const mode = getMode(config.mode);
   const corpus = config.corpus ?? loadCorpus();
@@ -201,11 +210,20 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
   const evidence = async (): Promise<EvidenceStore> => {
     if (store) return store;
     opening ??= openEvidenceStore(config.evidenceUrl);
-    store = await opening;
+    try {
+      store = await opening;
+    } catch (error) {
+      // Nothing is open; a later call tries again rather than repeating this failure forever.
+      opening = null;
+      throw error;
+    }
     return store;
   };
 
   return {
+    openEvidence: async () => {
+      await evidence();
+    },
     describe: () => ({
       adapter: 'soclab',
       label: `${liveProvider ? `${liveProvider.providerId}/${liveProvider.model}` : live ? 'custom provider' : 'mock'} (${mode.name})`,
@@ -308,7 +326,8 @@ export async function createSoclabAgent(config: SoclabAgentConfig): Promise<Agen
       }
     },
     async close() {
-      if (ownStore) await (store ?? (await opening))?.close();
+      // A store still opening is waited for and closed; one that failed to open has nothing to close.
+      if (ownStore) await (store ?? (await opening?.catch(() => null)))?.close();
       await (liveProvider as { close?: () => Promise<void> } | null)?.close?.();
     },
   };

@@ -286,9 +286,24 @@ export async function runCampaign(request: CampaignRequestInput, hooks: Campaign
   // The runner comes from `@aeh/harness/runner`, which (unlike the root) evaluates no built-in plugin: load the
   // built-in metrics the suite names (`success_rate`); soclab's own plugins registered on import above.
   await loadBuiltinPlugins(suite.metrics.map((m) => (typeof m === 'string' ? m : m.name)));
+  // The evidence store opens before the first run, so a database that cannot be opened stops the campaign here
+  // (EvidenceDatabaseUnavailableError: CLI exit 3) instead of erroring every run into a scorecard. A named database
+  // opens before the run folder is touched; a seeded campaign's own one lives in the folder, so it opens once the
+  // folder is prepared. Queued runs write their evidence on the workers, which check their own database.
+  const openEvidence = async (): Promise<void> => {
+    if (hooks.queue) return;
+    try {
+      await agent.openEvidence();
+    } catch (error) {
+      await agent.close?.();
+      throw error;
+    }
+  };
+  if (!seededEvidence) await openEvidence();
   const runDir = resolve(hooks.runDir ?? createRunFolder(`soclab-${label}`, hooks.runsRoot ?? 'runs'));
   const resuming = hooks.resume === true && existsSync(join(runDir, 'journal.jsonl'));
   if (!resuming) prepareRunDir(runDir);
+  if (seededEvidence) await openEvidence();
 
   const order = new Map(selection.selected.map((s, i) => [s.id, i]));
   // Distributed: the scenario runs go to `soclab worker` processes, which rebuild this agent from the request.
@@ -477,11 +492,12 @@ export function seededAgent(agent: SoclabAgent, seeded: { seed: number; epochMs:
 
 type SoclabAgent = Awaited<ReturnType<typeof createSoclabAgent>>;
 
-/** The agent with another `run`; `close` and `describe` still reach the agent itself. */
+/** The agent with another `run`; `close`, `describe` and `openEvidence` still reach the agent itself. */
 function withRun(agent: SoclabAgent, run: SoclabAgent['run']): SoclabAgent {
   const { close, describe } = agent;
   return {
     run,
+    openEvidence: () => agent.openEvidence(),
     ...(close ? { close: () => close.call(agent) } : {}),
     ...(describe ? { describe: () => describe.call(agent) } : {}),
   };

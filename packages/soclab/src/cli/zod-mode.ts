@@ -7,9 +7,8 @@
  * alike; the seeded demo's reports are byte-identical).
  */
 import { z } from 'zod';
-
-/** Commands that run until stopped (as in bin/soclab.js, which keeps WebAssembly tier-up for them). */
-export const LONG_LIVED_COMMANDS: readonly string[] = Object.freeze(['serve', 'worker', 'mcp']);
+// The list bin/soclab.js reads too (it keeps WebAssembly tier-up for these commands): one definition, in plain JS.
+import { LONG_LIVED_COMMANDS } from '../../bin/long-lived-commands.js';
 
 /** True when the command named in `argv` is short-lived, so zod should interpret rather than compile. */
 export const zodJitlessWanted = (argv: readonly string[]): boolean => !LONG_LIVED_COMMANDS.includes(argv[2] ?? '');

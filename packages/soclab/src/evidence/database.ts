@@ -52,6 +52,45 @@ function redactUrl(url: string): string {
   }
 }
 
+/**
+ * The evidence database to write cannot be opened or prepared (a folder that cannot be created, a file that is not
+ * SQLite, a PostgreSQL server that refuses): nothing can be recorded, so callers stop before their first run.
+ * The message names the database (password removed) and the reason.
+ */
+export class EvidenceDatabaseUnavailableError extends Error {
+  override name = 'EvidenceDatabaseUnavailableError';
+  constructor(
+    /** The database, safe to print. */
+    readonly location: string,
+    reason: string,
+  ) {
+    super(`evidence database ${location} cannot be opened: ${reason}`);
+  }
+}
+
+/** A driver's message with the connection string and its password taken out (drivers may echo what they were given). */
+function withoutCredentials(text: string, url: string, location: string): string {
+  let out = text.split(url).join(location);
+  let password = '';
+  try {
+    password = new URL(url).password;
+  } catch {
+    password = /\/\/[^:/@]*:([^@]*)@/.exec(url)?.[1] ?? '';
+  }
+  for (const form of new Set([password, safeDecode(password)])) {
+    if (form !== '') out = out.split(form).join('***');
+  }
+  return out;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** The evidence database to read does not exist (or holds no evidence table); nothing was created. */
 export class EvidenceDatabaseMissingError extends Error {
   override name = 'EvidenceDatabaseMissingError';
@@ -78,22 +117,28 @@ export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOp
   if (dialect === 'postgres') {
     // The PostgreSQL driver (~40 modules) loads only when a PostgreSQL URL is used: SQLite runs never need it.
     const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: target, max: 4 });
+    location = redactUrl(target);
+    let pool: InstanceType<typeof pg.Pool>;
+    try {
+      pool = new pg.Pool({ connectionString: target, max: 4 });
+    } catch (error) {
+      throw new EvidenceDatabaseUnavailableError(location, withoutCredentials(errorMessage(error), target, location));
+    }
     // An idle pooled connection that the server closes (restart, failover, an administrator's terminate) emits
     // 'error' on the pool; unhandled, that would kill the whole process. The pool drops that client, and the next
     // query opens a new connection or fails with its own error where it can be handled.
     pool.on('error', () => {});
     db = new Kysely<EvidenceDatabase>({ dialect: new PostgresDialect({ pool }) });
-    location = redactUrl(target);
   } else {
     const file = target === ':memory:' ? ':memory:' : resolve(target);
     if (options.readOnly) {
       if (file === ':memory:' || !existsSync(file)) {
         throw new EvidenceDatabaseMissingError(`no evidence database at ${file}`);
       }
-    } else if (file !== ':memory:') makeDirectory(dirname(file));
-    let sqlite: Database.Database;
+    }
+    let sqlite: Database.Database | undefined;
     try {
+      if (!options.readOnly && file !== ':memory:') makeDirectory(dirname(file));
       sqlite = new Database(file, options.readOnly ? { readonly: true, fileMustExist: true } : {});
       if (!options.readOnly) sqlite.pragma('journal_mode = WAL');
       sqlite.pragma('busy_timeout = 5000');
@@ -107,13 +152,28 @@ export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOp
       }
     } catch (error) {
       if (error instanceof EvidenceDatabaseMissingError) throw error;
+      if (sqlite?.open) sqlite.close();
+      if (!options.readOnly) throw new EvidenceDatabaseUnavailableError(file, errorMessage(error));
       throw new EvidenceDatabaseMissingError(`${file} is not a readable SQLite database: ${errorMessage(error)}`);
     }
     db = new Kysely<EvidenceDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
     location = file;
     sqliteHandle = sqlite;
   }
-  if (!options.readOnly) await migrate(db);
+  if (!options.readOnly) {
+    // The first statement is where PostgreSQL connects and SQLite finds out the file is not a database: either way
+    // nothing could be recorded, so the caller hears it now, with the database named, not on its first event.
+    try {
+      await migrate(db);
+    } catch (error) {
+      await db.destroy().catch(() => {});
+      const reason = errorMessage(error);
+      throw new EvidenceDatabaseUnavailableError(
+        location,
+        dialect === 'postgres' ? withoutCredentials(reason, target, location) : reason,
+      );
+    }
+  }
   return { db, dialect, location, ...(sqliteHandle ? { sqlite: sqliteHandle } : {}) };
 }
 

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, harness } from '../../helpers/harness-cli.js';
 
 // The seed's suite format and the origin harness's result files, through the compiled CLI.
@@ -10,7 +10,15 @@ const origin = join(root, 'packages/harness/test/fixtures/origin');
 
 beforeAll(ensureBuilt);
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'aeh-seed-'));
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'aeh-seed-'));
+  made.push(d);
+  return d;
+};
 const statuses = (runDir: string) =>
   Object.fromEntries(
     (

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { validateSuite } from '../../../src/suites/loader.js';
 import { formatIssue } from '../../../src/suites/positions.js';
 import { SOURCE_LIMITS } from '../../../src/suites/source-limits.js';
@@ -10,8 +10,14 @@ import '../../helpers/plugins.js';
 
 /** Issue 15 defects 8 and 10 (suite files): hostile or lenient input is a located validation error, never a crash. */
 
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
 function dir(files: Record<string, string | Buffer>): string {
   const d = mkdtempSync(join(tmpdir(), 'aeh-hostile-'));
+  made.push(d);
   for (const [name, content] of Object.entries(files)) writeFileSync(join(d, name), content);
   return d;
 }

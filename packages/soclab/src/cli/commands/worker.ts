@@ -8,7 +8,7 @@ export function register(program: Command): void {
   program
     .command('worker')
     .description(
-      'run the scenario runs of campaigns queued with soclab campaign/compare --queue redis://… (start any number, on any machine with the same soclab and provider keys); exit 2 if Redis is unreachable at start',
+      'run the scenario runs of campaigns queued with soclab campaign/compare --queue redis://… (start any number, on any machine with the same soclab and provider keys); exit 2 if Redis is unreachable at start, 3 if the evidence database cannot be opened',
     )
     .requiredOption('-q, --queue <redis-url>', 'Redis the campaigns are queued on, e.g. redis://10.0.0.5:6379')
     .option(
@@ -48,10 +48,16 @@ export function register(program: Command): void {
       } catch (error) {
         throw new CliError(errorMessage(error), EXIT.usage);
       }
-      const [{ WorkerHost }, { prepareQueuedCampaign, SOCLAB_RUNNER }] = await Promise.all([
+      const [{ WorkerHost }, { prepareQueuedCampaign, SOCLAB_RUNNER }, { openEvidenceStore }] = await Promise.all([
         import('@aeh/harness/queue/worker'),
         import('../../service/queue-campaign.js'),
+        import('../../evidence/store.js'),
       ]);
+      // A named evidence database is opened once before taking jobs: one that cannot be opened (exit 3, naming it)
+      // would otherwise fail every scenario run this worker takes. Without one, seeded campaigns get files of their
+      // own under --evidence-dir, so there is nothing to check yet.
+      const db = flags.db ?? (process.env.SOCLAB_DATABASE_URL || undefined);
+      if (db !== undefined) await (await openEvidenceStore(db)).close();
       let name = '';
       const log = (m: string) => process.stderr.write(`${m}\n`);
       // One client for the notes of which chains each attempt writes (docs/soclab/operations.md, a worker dies).
