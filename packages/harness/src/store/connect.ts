@@ -45,6 +45,26 @@ export function resolveStoreTarget(options: StoreTargetOptions = {}): StoreTarge
   return { dialect: 'sqlite', location, display: `sqlite:${location}` };
 }
 
+/** What `postgresConnectTimeoutMs` waits when neither the URL nor PGCONNECT_TIMEOUT says. */
+export const DEFAULT_POSTGRES_CONNECT_TIMEOUT_MS = 15_000;
+
+/**
+ * How long to wait for a PostgreSQL server to accept a connection (the pool's `connectionTimeoutMillis`): the URL's
+ * `connect_timeout` in whole seconds, as libpq reads it (0 waits forever), else PGCONNECT_TIMEOUT, else 15 s.
+ * node-postgres waits forever by default, so a server behind a firewall that drops packets would hang a command
+ * instead of failing it. A value that is not a whole number of seconds is ignored.
+ */
+export function postgresConnectTimeoutMs(url: string, env: NodeJS.ProcessEnv = process.env): number {
+  let fromUrl: string | null = null;
+  try {
+    fromUrl = new URL(url).searchParams.get('connect_timeout');
+  } catch {}
+  for (const value of [fromUrl, env.PGCONNECT_TIMEOUT]) {
+    if (value !== null && value !== undefined && /^\s*\d{1,9}\s*$/.test(value)) return Number(value) * 1000;
+  }
+  return DEFAULT_POSTGRES_CONNECT_TIMEOUT_MS;
+}
+
 /** A connection string with its password replaced, for messages. */
 export function redactUrl(url: string): string {
   try {
@@ -73,6 +93,7 @@ export async function openStoreConnection(
     const pool = new pg.Pool({
       connectionString: target.location,
       max: 4,
+      connectionTimeoutMillis: postgresConnectTimeoutMs(target.location),
       // Counts and sums come back as int8/numeric strings by default; the index only holds values
       // well inside a double's exact range. Scoped to this pool, not pg's global parsers.
       types: {

@@ -1,9 +1,11 @@
 // openStoreConnection (the raw better-sqlite3 handle beside Kysely) stays internal to the store.
 export {
+  DEFAULT_POSTGRES_CONNECT_TIMEOUT_MS,
   DEFAULT_RUNS_DIR,
   defaultIndexPath,
   INDEX_FILE,
   openKysely,
+  postgresConnectTimeoutMs,
   redactUrl,
   resolveStoreTarget,
   type StoreTarget,

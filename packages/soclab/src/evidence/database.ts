@@ -116,11 +116,19 @@ export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOp
   let sqliteHandle: Database.Database | undefined;
   if (dialect === 'postgres') {
     // The PostgreSQL driver (~40 modules) loads only when a PostgreSQL URL is used: SQLite runs never need it.
-    const { default: pg } = await import('pg');
+    const [{ default: pg }, { postgresConnectTimeoutMs }] = await Promise.all([
+      import('pg'),
+      import('@aeh/harness/store'),
+    ]);
     location = redactUrl(target);
     let pool: InstanceType<typeof pg.Pool>;
     try {
-      pool = new pg.Pool({ connectionString: target, max: 4 });
+      // A server that never answers fails the open after the URL's connect_timeout (default 15 s), not never.
+      pool = new pg.Pool({
+        connectionString: target,
+        max: 4,
+        connectionTimeoutMillis: postgresConnectTimeoutMs(target),
+      });
     } catch (error) {
       throw new EvidenceDatabaseUnavailableError(location, withoutCredentials(errorMessage(error), target, location));
     }

@@ -126,6 +126,39 @@ describe('soclab with an evidence database it cannot open', () => {
   });
 });
 
+describe('soclab with a PostgreSQL server that never answers', () => {
+  it("exit 3 after the URL's connect_timeout instead of waiting forever, URL without its password", async () => {
+    // The kernel completes the connection (the listen backlog) and nothing ever speaks PostgreSQL on it: what a
+    // server behind a firewall that drops packets, or a hung server, looks like to the client.
+    const silent = createServer(() => {});
+    await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
+    try {
+      const { port } = silent.address() as { port: number };
+      const cwd = workdir();
+      const r = soclab(
+        [
+          'campaign',
+          '--scenario',
+          'BEN-001',
+          '--db',
+          `postgres://soclab:pw-Canary-3391@127.0.0.1:${port}/e?connect_timeout=1`,
+          '--out',
+          'c',
+        ],
+        cwd,
+      );
+      expectStoppedBeforeAnyRun(r, cwd, 'c');
+      expect(r.output).toContain(
+        `evidence database postgres://soclab:***@127.0.0.1:${port}/e?connect_timeout=1 cannot be opened`,
+      );
+      expect(r.output).toMatch(/timeout/i);
+      expect(r.output).not.toContain('Canary-3391');
+    } finally {
+      silent.close();
+    }
+  });
+});
+
 describe('soclab with a PostgreSQL evidence database the server refuses', () => {
   failWithoutPostgresUnderCi('a database the server does not have: exit 3, URL without its password');
   it.runIf(PG_URL)('a database the server does not have: exit 3, URL without its password', () => {

@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redactUrl, resolveStoreTarget } from '../../../src/store/connect.js';
+import {
+  DEFAULT_POSTGRES_CONNECT_TIMEOUT_MS,
+  postgresConnectTimeoutMs,
+  redactUrl,
+  resolveStoreTarget,
+} from '../../../src/store/connect.js';
 import { jsonCodec } from '../../../src/store/json.js';
 
 describe('resolveStoreTarget', () => {
@@ -34,5 +39,24 @@ describe('jsonCodec', () => {
     expect(pg).toEqual({ a: 'x\ufffdy', b: 'literal \\u0000 text' });
     expect(jsonCodec('postgres').text('a\u0000b')).toBe('a\ufffdb');
     expect(jsonCodec('postgres').decode({ already: 'parsed' })).toEqual({ already: 'parsed' });
+  });
+});
+
+describe('postgresConnectTimeoutMs', () => {
+  const url = 'postgres://u:p@db.example:5432/runs';
+  it("takes the URL's connect_timeout (seconds, 0 = wait forever), else PGCONNECT_TIMEOUT, else 15 s", () => {
+    expect(postgresConnectTimeoutMs(`${url}?connect_timeout=3`, { PGCONNECT_TIMEOUT: '9' })).toBe(3000);
+    expect(postgresConnectTimeoutMs(`${url}?sslmode=disable&connect_timeout=0`, {})).toBe(0);
+    expect(postgresConnectTimeoutMs(url, { PGCONNECT_TIMEOUT: '9' })).toBe(9000);
+    expect(postgresConnectTimeoutMs(url, {})).toBe(DEFAULT_POSTGRES_CONNECT_TIMEOUT_MS);
+    expect(DEFAULT_POSTGRES_CONNECT_TIMEOUT_MS).toBe(15_000);
+  });
+
+  it('ignores what is not a whole number of seconds, and a URL it cannot parse', () => {
+    for (const odd of ['-1', '1.5', 'soon', '', '9999999999', '1e3']) {
+      expect(postgresConnectTimeoutMs(`${url}?connect_timeout=${encodeURIComponent(odd)}`, {})).toBe(15_000);
+      expect(postgresConnectTimeoutMs(url, { PGCONNECT_TIMEOUT: odd })).toBe(15_000);
+    }
+    expect(postgresConnectTimeoutMs('postgres://u:p@[bad/x?connect_timeout=2', {})).toBe(15_000);
   });
 });
