@@ -104,7 +104,7 @@ describe('replacing a counter by 0, its maximum or one more', () => {
       fc.property(count, count, fc.constantFrom('<', '<=', '>', '>=', '==', '!='), (value, maximum, op) => {
         // On the request itself: a maximum of 0 reaches Cedar too (a limit under half a millisecond).
         const request = toCedarRequest(inputWith({}));
-        Object.assign(request.context.limits, { calls_made: value, max_calls: maximum });
+        Object.assign(request.context.limits as Record<string, number>, { calls_made: value, max_calls: maximum });
         const replaced = compareLimitsOnly(request, ['calls_made']).context.limits as Record<string, number>;
         expect(compare(op, replaced.calls_made!, maximum)).toBe(compare(op, value, maximum));
         expect(compare(op, maximum, replaced.calls_made!)).toBe(compare(op, maximum, value));
