@@ -4,6 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -192,5 +193,23 @@ describe.skipIf(!havePg)('store commands on PostgreSQL', () => {
     expect(existsSync(join(pgRuns, 'index.sqlite'))).toBe(false);
     const list = harness('runs', 'list', '--store', db.url, '--runs-dir', join(dir, 'empty'));
     expect(list.out).toMatch(/pg-suite\s+│ bot-Paris\s+│ completed/);
+  });
+});
+
+describe('a PostgreSQL run index that never answers', () => {
+  it("fails after the URL's connect_timeout with AEH_ERR_STORE_OPEN (exit 3) instead of waiting forever", async () => {
+    // The kernel accepts the connection (listen backlog) and nothing speaks PostgreSQL on it: a hung server.
+    const silent = createServer(() => {});
+    await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
+    try {
+      const { port } = silent.address() as { port: number };
+      const r = harness('runs', 'list', '--store', `postgres://u:pw-Canary-8812@127.0.0.1:${port}/x?connect_timeout=1`);
+      expect(r.code, r.err).toBe(3);
+      expect(r.err).toContain(`[AEH_ERR_STORE_OPEN] cannot open the run index at postgres://u:***@127.0.0.1:${port}/x`);
+      expect(r.err).toMatch(/timeout/i);
+      expect(r.err).not.toContain('Canary-8812');
+    } finally {
+      silent.close();
+    }
   });
 });
