@@ -288,7 +288,12 @@ describe('policy input fast path equals PolicyInput', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
   it('an enumerable key inherited from a polluted Object.prototype leaves the fast path (zod rejects it)', () => {
-    Object.defineProperty(Object.prototype, 'polluted_key', { value: 1, enumerable: true, configurable: true, writable: true });
+    Object.defineProperty(Object.prototype, 'polluted_key', {
+      value: 1,
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
     try {
       expect(holds(gatewayDocument())).toBe(false);
       expect(() => PolicyInput.parse(gatewayDocument())).toThrow(/polluted_key/);
