@@ -45,6 +45,33 @@ function plainKeys(value: unknown): string[] | undefined {
 }
 
 /**
+ * The keys of a record's input for `z.record(z.string(), ...)` (zod copies the enumerable own string keys, skips
+ * non-enumerable ones and fails on symbol keys), or undefined for anything unusual: not a plain object, a symbol key,
+ * or a `__proto__` or `constructor` key (zod skips the one and reads the other to decide whether it is plain).
+ */
+function recordKeys(value: unknown): string[] | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  if (Object.hasOwn(value, 'constructor') || Object.hasOwn(value, '__proto__')) return undefined;
+  if (Object.getOwnPropertySymbols(value).length > 0) return undefined;
+  return Object.keys(value);
+}
+
+/**
+ * True for a plain object whose enumerable keys are all among `a` and `b`: enough for a strict object whose fields
+ * are all required and all checked afterwards (a missing one reads as undefined and fails its check, as in zod,
+ * and zod's strict check walks enumerable keys only).
+ */
+function onlyKeys(value: unknown, a: string, b: string): value is Plain {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(value)) if (key !== a && key !== b) return false;
+  return true;
+}
+
+/**
  * True when Object.prototype has no enumerable key: zod's strict objects walk inherited enumerable keys too (and
  * reject them), so the fast path, which reads own keys only, holds only while there are none.
  */
@@ -109,7 +136,7 @@ function proposalOf(value: unknown): PolicyInput['proposal'] | undefined {
   if (!filled(agent_id) || !filled(delegated_user_id) || !filled(incident_id) || !filled(tool_name)) return undefined;
   if (!count(evidence_count) || !filled(provider) || !filled(model)) return undefined;
   // `z.record(z.string(), z.unknown())`: a new object with the same keys and the very same values.
-  const argKeys = plainKeys(p.arguments);
+  const argKeys = recordKeys(p.arguments);
   if (argKeys === undefined) return undefined;
   const source = p.arguments as Plain;
   const args: Plain = {};
@@ -126,19 +153,15 @@ function proposalOf(value: unknown): PolicyInput['proposal'] | undefined {
   };
 }
 
-const TOOL_KEYS = ['risk_tier', 'allowed_arguments'] as const;
-const TOOL_KEY_SET: ReadonlySet<string> = new Set(TOOL_KEYS);
-
 function toolsOf(value: unknown): PolicyInput['context']['tools'] | undefined {
-  const names = plainKeys(value);
+  const names = recordKeys(value);
   if (names === undefined) return undefined;
   const out: PolicyInput['context']['tools'] = {};
   for (const name of names) {
     const entry = (value as Plain)[name];
-    const keys = plainKeys(entry);
-    if (keys === undefined || !shapeHolds(entry as Plain, keys, TOOL_KEY_SET, TOOL_KEYS)) return undefined;
-    const { risk_tier } = entry as Plain;
-    const allowed = strings((entry as Plain).allowed_arguments);
+    if (!onlyKeys(entry, 'risk_tier', 'allowed_arguments')) return undefined;
+    const { risk_tier } = entry;
+    const allowed = strings(entry.allowed_arguments);
     if (!RISK_TIERS.has(risk_tier) || allowed === undefined) return undefined;
     out[name] = {
       risk_tier: risk_tier as PolicyInput['context']['tools'][string]['risk_tier'],
