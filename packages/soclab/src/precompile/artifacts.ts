@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../contracts/canonical.js';
 
 /**
- * Precompiled built-in assets (issue 22): the build (scripts/precompile-soclab.mjs) loads the bundled policy folder,
- * scenario corpus and fixtures with the real loaders, full validation included, and writes each result here as JSON; a later
+ * Precompiled built-in assets (issue 22): the build (scripts/precompile-soclab.mjs) loads the bundled policy folder
+ * and scenario corpus with the real loaders, full validation included, and writes each result here as JSON; a later
  * load whose input files hash to the same key reads the result instead of compiling it again, like a compiler's
  * object cache.
  *
@@ -21,7 +21,7 @@ export const PRECOMPILED_DIR = fileURLToPath(new URL('../../dist/precompiled/', 
 export const PRECOMPILED_FORMAT = 1;
 
 /** What an artifact holds. */
-export type ArtifactKind = 'policies' | 'corpus' | 'fixture';
+export type ArtifactKind = 'policies' | 'corpus';
 
 /** `NODE_DEBUG=soclab` prints which loads used an artifact and why others did not. */
 export const precompiledDebug = debuglog('soclab');
@@ -37,7 +37,7 @@ export function precompiledDirFor(dir: string | null | undefined, env: NodeJS.Pr
 
 const Envelope = z.strictObject({
   format: z.literal(PRECOMPILED_FORMAT),
-  kind: z.enum(['policies', 'corpus', 'fixture']),
+  kind: z.enum(['policies', 'corpus']),
   key: z.record(z.string(), z.unknown()),
   /** SHA-256 of `payload`: a truncated or hand-edited artifact never passes for a good one. */
   sha256: z.string().regex(/^[0-9a-f]{64}$/),

@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { makeDirectory } from '@aeh/harness/directories';
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
-import { sha256Hex } from '../contracts/canonical.js';
 import { CedarPolicyEngine, compileAndProve } from '../control/policy/cedar-engine.js';
 import { BUNDLED_POLICY_DIR, readPolicyFolder } from '../control/policy/folder.js';
 import { encodePolicyArtifact, precompiledPolicyFolder } from '../control/policy/precompiled.js';
@@ -15,11 +14,9 @@ import {
   readCorpusFiles,
 } from '../scenarios/loader.js';
 import { encodeCorpusArtifact, precompiledCorpus } from '../scenarios/precompiled.js';
-import { compileFixture, FIXTURE_DIR, readFixture } from '../simulator/fixture.js';
-import { encodeFixtureArtifact, precompiledFixture } from '../simulator/precompiled-fixture.js';
 import { artifactName, PRECOMPILED_DIR } from './artifacts.js';
 
-const ARTIFACT_FILE = /^(policies|corpus|fixture)-[0-9a-f]{64}\.json$/;
+const ARTIFACT_FILE = /^(policies|corpus)-[0-9a-f]{64}\.json$/;
 
 /** What one build wrote (file names) and which older artifacts it removed. */
 export interface PrecompileResult {
@@ -28,8 +25,8 @@ export interface PrecompileResult {
 }
 
 /**
- * The build step (scripts/precompile-soclab.mjs): load the bundled policy folder, the bundled corpus of every
- * bundled incident and every bundled fixture with the real loaders, full validation included, write each result as an artifact in `outDir`,
+ * The build step (scripts/precompile-soclab.mjs): load the bundled policy folder and the bundled corpus of every
+ * bundled incident with the real loaders, full validation included, write each result as an artifact in `outDir`,
  * and check that loading from the artifact gives exactly what the full load gave (or fail the build). Artifacts of
  * earlier inputs are removed. Any problem in the assets fails the build with the loaders' own errors.
  */
@@ -40,10 +37,6 @@ export function precompileBuiltInAssets(outDir: string = PRECOMPILED_DIR): Preco
     .map((f) => basename(f, '.yaml'))
     .sort();
   for (const incident of incidents) written.push(precompileCorpus(BUNDLED_SCENARIO_DIR, incident, outDir));
-  const fixtures = readdirSync(FIXTURE_DIR)
-    .filter((f) => f.endsWith('.json'))
-    .sort();
-  for (const fixture of fixtures) written.push(precompileFixture(join(FIXTURE_DIR, fixture), outDir));
   const removed: string[] = [];
   for (const name of readdirSync(outDir)) {
     if (ARTIFACT_FILE.test(name) && !written.includes(name)) {
@@ -106,22 +99,6 @@ export function precompileCorpus(dir: string, incident: string, outDir: string):
     !identical({ ...fromArtifact, loadedFrom: null }, { ...fromFiles, loadedFrom: null })
   ) {
     throw new Error(`the corpus of ${dir} (incident ${incident}) loads differently from its artifact`);
-  }
-  return name;
-}
-
-/** Load the fixture file `path` in full and write its artifact to `outDir`; returns the artifact's file name. */
-export function precompileFixture(path: string, outDir: string): string {
-  const text = readFileSync(path, 'utf8');
-  const digest = sha256Hex(text);
-  const compiled = compileFixture(path, text);
-  const name = writeArtifact(outDir, artifactName('fixture', digest), encodeFixtureArtifact(digest, compiled));
-  const back = precompiledFixture(digest, outDir);
-  if ('rejected' in back || !identical(back.compiled, compiled)) {
-    throw new Error(`the fixture artifact does not load back to what the loader read from ${path}`);
-  }
-  if (!identical(readFixture(path, outDir), readFixture(path, null))) {
-    throw new Error(`the fixture ${path} loads differently from its artifact`);
   }
   return name;
 }

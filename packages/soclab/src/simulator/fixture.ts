@@ -2,11 +2,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { errorMessage } from '@aeh/harness/errors';
 import { z } from 'zod';
-import { contentHash, sha256Hex } from '../contracts/canonical.js';
+import { contentHash } from '../contracts/canonical.js';
 import { formatZodIssues } from '../contracts/common.js';
-import { precompiledDirFor } from '../precompile/artifacts.js';
 import { FixtureError } from './errors.js';
-import { type CompiledFixture, precompiledFixture } from './precompiled-fixture.js';
 
 const Json = z.record(z.string(), z.unknown());
 
@@ -76,37 +74,22 @@ export function loadFixture(nameOrPath = 'identity_compromise'): Fixture {
   const path = fixturePath(nameOrPath);
   const hit = cache.get(path);
   if (hit) return hit;
-  const fixture = readFixture(path, precompiledDirFor(undefined));
-  cache.set(path, fixture);
-  return fixture;
-}
-
-/**
- * Read and validate the fixture file at `path`, uncached. The built-in fixtures' validated data comes from their
- * precompiled artifact in `precompiledDir` (null: none) when it names exactly the text read, else from the full load.
- */
-export function readFixture(path: string, precompiledDir: string | null): Fixture {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new FixtureError(`cannot read fixture ${path}: ${errorMessage(error)}`);
-  }
-  const fromArtifact = precompiledDir === null ? undefined : precompiledFixture(sha256Hex(text), precompiledDir);
-  const compiled = fromArtifact && 'compiled' in fromArtifact ? fromArtifact.compiled : compileFixture(path, text);
-  const name = path.replace(/^.*[\\/]/, '').replace(/\.json$/, '');
-  return Object.freeze({ name, version: compiled.version, sha256: compiled.sha256, path, data: compiled.data });
-}
-
-/** The full load: parse the text as JSON and validate it. */
-export function compileFixture(path: string, text: string): CompiledFixture {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new FixtureError(`cannot read fixture ${path}: ${errorMessage(error)}`);
   }
   const parsed = FixtureSchema.safeParse(raw);
   if (!parsed.success) throw new FixtureError(`${path}: ${formatZodIssues(parsed.error)}`);
-  return { version: parsed.data.fixture_version, sha256: contentHash(raw), data: parsed.data };
+  const name = path.replace(/^.*[\\/]/, '').replace(/\.json$/, '');
+  const fixture: Fixture = Object.freeze({
+    name,
+    version: parsed.data.fixture_version,
+    sha256: contentHash(raw),
+    path,
+    data: parsed.data,
+  });
+  cache.set(path, fixture);
+  return fixture;
 }
