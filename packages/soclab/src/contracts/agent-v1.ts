@@ -1,5 +1,6 @@
 import { issuePath } from '@aeh/harness/zod-issues';
 import { z } from 'zod';
+import { AGENT_CONTRACT_ID } from './agent-v1-id.js';
 import { RefusalCode, TrustLabel, WORKING_STAGES } from './enums.js';
 
 /**
@@ -14,7 +15,7 @@ import { RefusalCode, TrustLabel, WORKING_STAGES } from './enums.js';
  * models enforce with a refinement is also written as JSON Schema (`.meta`) so an independent validator agrees.
  */
 
-export const AGENT_CONTRACT_ID = 'soclab.agent.v1';
+export { AGENT_CONTRACT_ID };
 export const AGENT_V1_SCHEMA_IDS = Object.freeze({
   request: 'urn:agent-assurance:soclab:agent-v1:request.schema.json',
   response: 'urn:agent-assurance:soclab:agent-v1:response.schema.json',

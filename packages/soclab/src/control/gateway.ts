@@ -22,6 +22,7 @@ import { ExecutionRefusedError, type Executor } from './executor.js';
 import type { GrantSigner } from './grants.js';
 import { matchApprovedModel } from './model-identity.js';
 import { type EngineDecision, POLICY_UNAVAILABLE, type PolicyEngine } from './policy/engine.js';
+import { markGatewayPolicyInput } from './policy/fast-input.js';
 import type { PolicyInputData } from './policy/input.js';
 import { redact, redactText } from './redaction.js';
 import { isStateChanging } from './tool-registry.js';
@@ -319,7 +320,7 @@ export class ControlGateway implements ProposalPort {
   private async decide(proposal: ActionProposal, stateChanging: boolean): Promise<PolicyDecision | null> {
     let engineDecision: EngineDecision;
     try {
-      engineDecision = await this.engine.decide(this.policyInput(proposal));
+      engineDecision = await this.engine.decide(markGatewayPolicyInput(this.policyInput(proposal)));
     } catch (error) {
       const message = errorMessage(error);
       this.record(proposal.proposal_id, 'policy_unavailable', {

@@ -20,13 +20,8 @@ import {
   withToolResult,
 } from '@aeh/models';
 import type { Agent, Dispatcher } from 'undici';
-import {
-  AGENT_CONTRACT_ID,
-  type AgentRequest,
-  type AgentResponse,
-  type AgentTurn,
-  checkAgentResponse,
-} from '../contracts/agent-v1.js';
+import type { AgentRequest, AgentResponse, AgentTurn } from '../contracts/agent-v1.js';
+import { AGENT_CONTRACT_ID } from '../contracts/agent-v1-id.js';
 import { sortedJson } from '../contracts/canonical.js';
 import { WORKING_STAGES } from '../contracts/enums.js';
 import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
@@ -299,6 +294,10 @@ function checkUrl(raw: string): string {
 }
 
 /** ModelProvider for a remote agent speaking soclab.agent.v1. */
+let agentContractModule: Promise<typeof import('../contracts/agent-v1.js')> | undefined;
+/** contracts/agent-v1.ts, loaded once: ~35 zod schemas that only an http run needs. */
+const agentContract = () => (agentContractModule ??= import('../contracts/agent-v1.js'));
+
 export class HttpAgentProvider implements ModelProvider {
   readonly providerId = HTTP_PROVIDER_ID;
   readonly model: string;
@@ -467,6 +466,8 @@ export class HttpAgentProvider implements ModelProvider {
   }
 
   async #exchange(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
+    // The contract's schemas are built on the first exchange (before its timer starts), not when the registry loads.
+    const { checkAgentResponse } = await agentContract();
     const timer = new Timer();
     const wire = buildAgentRequest(request);
     const body = JSON.stringify(wire);

@@ -12,7 +12,7 @@ import {
 import type { InvestigationResult } from '../contracts/investigation.js';
 import type { McpAgentLaunch, McpAgentTransport } from '../mcp/agent-process.js';
 import type { SelfDrivenAgent } from '../mcp/self-driven.js';
-import { type McpLimitsInput, McpRunSession, mcpTraceId } from '../mcp/session.js';
+import type { McpLimitsInput } from '../mcp/session.js';
 import type { InvestigationOptions } from '../orchestrator/investigation.js';
 
 /**
@@ -100,6 +100,8 @@ export class McpAgentProvider implements ModelProvider, SelfDrivenAgent {
   }
 
   async investigate(options: InvestigationOptions): Promise<InvestigationResult> {
+    // The run session (its MCP tool catalog and zod schemas) loads on the first MCP run, not with the registry.
+    const { McpRunSession, mcpTraceId } = await import('../mcp/session.js');
     const runId = options.runId ?? crypto.randomUUID();
     const session = new McpRunSession({
       incidentId: options.incidentId,

@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 import { errorMessage } from '@aeh/harness/errors';
-import { importModule } from '@aeh/harness/plugins';
 import { formatZodIssues } from '@aeh/harness/zod-issues';
 import { ProviderCapabilities, type ProviderEntry, registerPrices, ValidationLevel } from '@aeh/models';
 import { z } from 'zod';
@@ -19,22 +18,30 @@ export class ProviderModuleError extends Error {
 
 // What a module's export must look like to be taken as a provider entry; checked here so a bad module fails at
 // start-up with the field that is wrong, not at the first call of a campaign.
-const ProviderEntryShape = z.looseObject({
-  id: z.string().regex(/^[a-z][a-z0-9_]*$/, 'lower-case letters, digits and _ (starting with a letter)'),
-  adapter: z.string().min(1),
-  adapterVersion: z.string().min(1),
-  envVars: z.array(z.string()),
-  optionalEnvVars: z.array(z.string()).optional(),
-  prices: z
-    .record(z.string(), z.strictObject({ input_per_million: z.number().min(0), output_per_million: z.number().min(0) }))
-    .optional(),
-  capabilities: ProviderCapabilities,
-  defaultModel: z.string().min(1),
-  validationLevel: ValidationLevel,
-  validation: z.string().min(1),
-  description: z.string(),
-  create: z.custom<ProviderEntry['create']>((v) => typeof v === 'function', 'expected a function create(env, model)'),
-});
+// Built on first use: only a run with --provider-module / provider_modules loads a module.
+let providerEntryShape: ReturnType<typeof buildProviderEntryShape> | undefined;
+function buildProviderEntryShape() {
+  return z.looseObject({
+    id: z.string().regex(/^[a-z][a-z0-9_]*$/, 'lower-case letters, digits and _ (starting with a letter)'),
+    adapter: z.string().min(1),
+    adapterVersion: z.string().min(1),
+    envVars: z.array(z.string()),
+    optionalEnvVars: z.array(z.string()).optional(),
+    prices: z
+      .record(
+        z.string(),
+        z.strictObject({ input_per_million: z.number().min(0), output_per_million: z.number().min(0) }),
+      )
+      .optional(),
+    capabilities: ProviderCapabilities,
+    defaultModel: z.string().min(1),
+    validationLevel: ValidationLevel,
+    validation: z.string().min(1),
+    description: z.string(),
+    create: z.custom<ProviderEntry['create']>((v) => typeof v === 'function', 'expected a function create(env, model)'),
+  });
+}
+const entryShape = () => (providerEntryShape ??= buildProviderEntryShape());
 
 /** An export that means to be a provider entry (an object with an id and a create), valid or not. */
 const looksLikeEntry = (value: unknown): value is Record<string, unknown> =>
@@ -71,6 +78,8 @@ export async function loadProviderModules(
     }
     let mod: Record<string, unknown>;
     try {
+      // The harness plugin loader (and the evaluator base it brings) loads only when a module is named.
+      const { importModule } = await import('@aeh/harness/plugins');
       mod = await importModule(file, baseDir);
     } catch (error) {
       const message = errorMessage(error);
@@ -85,7 +94,7 @@ export async function loadProviderModules(
       );
     }
     for (const [name, value] of candidates) {
-      const parsed = ProviderEntryShape.safeParse(value);
+      const parsed = entryShape().safeParse(value);
       if (!parsed.success) {
         throw new ProviderModuleError(
           `${file}: export '${name}' is not a valid provider entry: ${formatZodIssues(parsed.error)}`,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/cli.js';
-import { modulesLoadedBy } from '../helpers/loaded-modules.js';
+import { loadedBefore, modulesLoadedBy } from '../helpers/loaded-modules.js';
 
 // Every `soclab demo` / `soclab campaign` pays for the modules it loads before its first scenario runs (Node 20
 // has no compile cache). These stacks are needed only by one provider or one database, so a mock campaign on
@@ -37,6 +37,43 @@ soclabProviderRegistry({ env: {} }).check('mock');`,
       // Nor node:http (the scenario check's grounded agent serves HTTP; the study only imports the check's module).
       expect(loaded).toContain('node:fs');
       expect(loaded).not.toContain('node:http');
+      // Nor the soclab.agent.v1 schemas (http provider) or the MCP run session (mcp provider): a mock run uses neither.
+      expect(loaded.some((m) => m.endsWith('/providers/http.js'))).toBe(true);
+      expect(loaded.filter((m) => /\/contracts\/agent-v1\.js$|\/mcp\/session\.js$/.test(m))).toEqual([]);
+    },
+  );
+
+  it.skipIf(!existsSync(join(dist, 'providers/http.js')))(
+    'an http provider loads the agent contract on its first exchange, an mcp provider its session on its first run',
+    async () => {
+      const loaded = await modulesLoadedBy(
+        dir,
+        `
+const { HttpAgentProvider, AgentTransportError } = await import(${JSON.stringify(`file://${dist}/providers/http.js`)});
+const { McpAgentProvider } = await import(${JSON.stringify(`file://${dist}/providers/mcp.js`)});
+const transport = async () => { throw new AgentTransportError('connect', 'refused'); };
+const provider = new HttpAgentProvider({ url: 'http://127.0.0.1:9/agent', transport });
+// Limits the session refuses, so the run stops at the session (no agent is launched).
+const mcp = new McpAgentProvider({ command: 'true', limits: { max_calls: -1 } });
+mark('created');
+const reply = await provider.generate({
+  stage: 'collect_endpoint', system_prompt: 's', tools: [], response_schema: null, max_output_tokens: 16,
+  temperature: 0, run_id: 'r', trace_id: 't', incident_id: 'INC-1',
+  messages: [{ role: 'user', content: 'go', trust: 'trusted', tool_name: null }],
+});
+if (JSON.parse(reply.output_text).refusal?.code !== 'transport_error') throw new Error('unexpected reply ' + JSON.stringify(reply));
+mark('exchanged');
+const refused = await mcp.investigate({ incidentId: 'INC-1', alert: {}, port: {}, runId: 'r' }).then(() => null, (e) => e);
+if (!refused) throw new Error('the mcp run should have refused its limits');`,
+      );
+      const contract = (m: string) => m.endsWith('/contracts/agent-v1.js');
+      const session = (m: string) => m.endsWith('/mcp/session.js');
+      const created = loadedBefore(loaded, 'created');
+      // Degenerate check first: both providers were loaded and built before the mark.
+      expect(created.some((m) => m.endsWith('/providers/http.js'))).toBe(true);
+      expect(created.filter((m) => contract(m) || session(m))).toEqual([]);
+      expect(loadedBefore(loaded, 'exchanged').some(contract)).toBe(true);
+      expect(loaded.some(session)).toBe(true);
     },
   );
 

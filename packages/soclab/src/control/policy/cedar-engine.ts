@@ -14,6 +14,7 @@ import {
   riskTierOf,
 } from './engine.js';
 import { toCedarRequest } from './facts.js';
+import { fastPolicyInput, isGatewayPolicyInput } from './fast-input.js';
 import { type PolicyFolder, positionOf, readPolicyFolder, resolvePolicyDir, type SourceFile } from './folder.js';
 import { PolicyInput, type PolicyInputData } from './input.js';
 import { type CompiledPolicyFolder, precompiledPolicyFolder } from './precompiled.js';
@@ -179,7 +180,10 @@ export class CedarPolicyEngine implements PolicyEngine {
 
   /** Synchronous decision (the Cedar call itself is synchronous). Throws `PolicyUnavailableError`. */
   decideSync(input: PolicyInputData): EngineDecision {
-    const parsed = PolicyInput.safeParse(input);
+    // The gateway's own documents are checked on the fast path (same result as zod, or zod decides); any other
+    // document comes from outside and is always parsed by zod.
+    const fast = isGatewayPolicyInput(input) ? fastPolicyInput(input) : undefined;
+    const parsed = fast !== undefined ? ({ success: true, data: fast } as const) : PolicyInput.safeParse(input);
     if (!parsed.success) throw new PolicyUnavailableError(`invalid policy input: ${formatZodIssues(parsed.error)}`);
     let answer: cedar.AuthorizationAnswer;
     try {

@@ -15,36 +15,45 @@ import type { PolicyInputData } from './input.js';
  * exactly what the gateway does with them.
  */
 
-const Expectation = z.strictObject({
-  decision: DecisionOutcome,
-  reason_codes: z.array(z.string().min(1)).min(1),
-  /** Obligation names in order; compared only when given. */
-  obligations: z.array(z.string()).optional(),
-  risk_tier: RiskTier.optional(),
-});
-
-const JsonRecord = z.record(z.string(), z.unknown());
-
-const PolicyTestCase = z
-  .strictObject({
-    name: z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/, 'use lowercase letters, digits, _ . -'),
-    description: z.string().optional(),
-    /** Where the case comes from, e.g. `origin` (the reference policy's unit tests) or a scenario id. */
-    source: z.string().optional(),
-    input: z.unknown().optional(),
-    proposal: JsonRecord.optional(),
-    context: JsonRecord.optional(),
-    expect: Expectation,
-  })
-  .refine((c) => c.input === undefined || (c.proposal === undefined && c.context === undefined), {
-    message: 'give either input or proposal/context overrides, not both',
+/** The test-table file schemas, built on first use: only `soclab policy test` reads a table. */
+function buildSchemas() {
+  const Expectation = z.strictObject({
+    decision: DecisionOutcome,
+    reason_codes: z.array(z.string().min(1)).min(1),
+    /** Obligation names in order; compared only when given. */
+    obligations: z.array(z.string()).optional(),
+    risk_tier: RiskTier.optional(),
   });
-export type PolicyTestCase = z.infer<typeof PolicyTestCase>;
 
-const PolicyTestFile = z.strictObject({
-  base: z.strictObject({ proposal: JsonRecord, context: JsonRecord }).optional(),
-  cases: z.array(PolicyTestCase).min(1),
-});
+  const JsonRecord = z.record(z.string(), z.unknown());
+
+  const PolicyTestCase = z
+    .strictObject({
+      name: z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/, 'use lowercase letters, digits, _ . -'),
+      description: z.string().optional(),
+      /** Where the case comes from, e.g. `origin` (the reference policy's unit tests) or a scenario id. */
+      source: z.string().optional(),
+      input: z.unknown().optional(),
+      proposal: JsonRecord.optional(),
+      context: JsonRecord.optional(),
+      expect: Expectation,
+    })
+    .refine((c) => c.input === undefined || (c.proposal === undefined && c.context === undefined), {
+      message: 'give either input or proposal/context overrides, not both',
+    });
+
+  const PolicyTestFile = z.strictObject({
+    base: z.strictObject({ proposal: JsonRecord, context: JsonRecord }).optional(),
+    cases: z.array(PolicyTestCase).min(1),
+  });
+  return { Expectation, PolicyTestCase, PolicyTestFile };
+}
+
+type Schemas = ReturnType<typeof buildSchemas>;
+let schemas: Schemas | undefined;
+const testTableSchemas = (): Schemas => (schemas ??= buildSchemas());
+
+export type PolicyTestCase = z.infer<Schemas['PolicyTestCase']>;
 
 export interface LoadedPolicyCase extends PolicyTestCase {
   /** `file:line` of the case. */
@@ -56,7 +65,7 @@ export interface PolicyCaseResult {
   name: string;
   location: string;
   passed: boolean;
-  expected: z.infer<typeof Expectation>;
+  expected: z.infer<Schemas['Expectation']>;
   actual: Pick<EngineDecision, 'outcome' | 'reason_codes' | 'risk_tier'> & { obligations: string[] };
   /** Why the engine failed closed, when it did. */
   error: string | null;
@@ -107,7 +116,7 @@ function loadFile(path: string): LoadedPolicyCase[] {
     const e = doc.errors[0];
     throw new PolicyLoadError(`${where(e?.pos[0])}: ${e?.message.split('\n')[0]}`);
   }
-  const parsed = PolicyTestFile.safeParse(doc.toJS());
+  const parsed = testTableSchemas().PolicyTestFile.safeParse(doc.toJS());
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const node = doc.getIn(issue?.path ?? [], true) as { range?: [number, number, number] } | undefined;
