@@ -14,7 +14,7 @@
  * Run from the repository root: `npx tsx bench/soclab-demo.bench.ts`.
  */
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -33,6 +33,21 @@ console.log(
     .map((l) => l.toFixed(1))
     .join(' ')} (figures scale with contention; compare ratios)`,
 );
+
+// A `tsc -b` after `npm run build` leaves the bundle and the precompiled artifacts older than the build: the bin then
+// runs the unbundled CLI and every load compiles the policy folder and corpus in full (same results, ~35% more
+// instructions). Nothing fails, so say it here rather than time the wrong thing silently.
+const mtime = (path: string) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Number.NaN;
+const tscBuilt = Math.max(
+  ...['packages/soclab', 'packages/harness', 'packages/models'].map((p) => mtime(`${p}/dist/.tsbuildinfo`)),
+);
+const artifacts = existsSync('packages/soclab/dist/precompiled') ? readdirSync('packages/soclab/dist/precompiled') : [];
+const stale = [
+  mtime('packages/soclab/dist/bundle/cli.cjs') < tscBuilt ? 'the bundled CLI' : '',
+  artifacts.some((f) => mtime(`packages/soclab/dist/precompiled/${f}`) < tscBuilt) ? 'the precompiled artifacts' : '',
+].filter(Boolean);
+if (stale.length > 0)
+  console.log(`warning: older than the tsc build: ${stale.join(', ')} (run \`npm run build\` first)`);
 
 try {
   const built = existsSync('packages/soclab/dist/cli/main.js');
@@ -99,6 +114,10 @@ try {
   console.log(`  speed-up with --concurrency 4: x${(c1 / c4).toFixed(2)}`);
   // On a loaded machine the warm study's wall time is mostly waiting for a core, which flatters the wall ratio;
   // the CPU ratio does not stretch that way. The verdict takes the larger of the two.
+  // What the fresh process pays that the warm study does not, in milliseconds: the fixed cost itself.
+  console.log(
+    `fixed cost of a fresh process (fresh - warm): ${(cold - c4).toFixed(0)} ms wall, ${(cpu('fresh') - cpu('c4')).toFixed(0)} ms CPU`,
+  );
   const wallRatio = cold / c4;
   const cpuRatio = cpu('fresh') / cpu('c4');
   const ratio = Number.isNaN(cpuRatio) ? wallRatio : Math.max(wallRatio, cpuRatio);
