@@ -44,7 +44,7 @@ const STATUSES: ReadonlySet<unknown> = new Set(ExecutionStatusSchema.options);
 const FINISH_REASONS: ReadonlySet<unknown> = new Set(FinishReasonSchema.options);
 const STAGES: ReadonlySet<unknown> = new Set(StageSchema.options);
 const TRUST_LABELS: ReadonlySet<unknown> = new Set(TrustLabelSchema.options);
-const RISK_TIERS: ReadonlySet<unknown> = new Set(RiskTierSchema.options);
+export const RISK_TIERS: ReadonlySet<unknown> = new Set(RiskTierSchema.options);
 
 /** `z.string().trim()` with a length range: the trimmed string, or undefined. */
 function trimmed(value: unknown, min = 0, max = Number.POSITIVE_INFINITY): string | undefined {
@@ -68,7 +68,7 @@ const nonNegative = (value: unknown): value is number =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
 /** A safe integer >= 0 (`z.number().int().min(0)`). */
-const count = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+export const count = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /**
  * `JsonObject`: a copied, deep-frozen plain object, or undefined. Only the plainest objects take this path (the
@@ -119,7 +119,7 @@ function frozenArray<T>(value: unknown, item: (x: unknown) => T | undefined): re
   return Object.freeze(out);
 }
 
-const nonEmpty = (value: unknown): string | undefined => trimmed(value, 1);
+export const nonEmpty = (value: unknown): string | undefined => trimmed(value, 1);
 
 const evidenceRefs = new WeakSet<object>();
 const actionProposals = new WeakSet<object>();

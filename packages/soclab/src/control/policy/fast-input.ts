@@ -11,10 +11,10 @@
  * test/unit/control/policy/fast-input.test.ts holds it to the schema with property tests.
  */
 
-import { AuthorityLevel as AuthorityLevelSchema, RiskTier as RiskTierSchema } from '../../contracts/enums.js';
+import { AuthorityLevel as AuthorityLevelSchema } from '../../contracts/enums.js';
+import { count, nonEmpty, RISK_TIERS } from '../../contracts/fast-parse.js';
 import type { PolicyInput, PolicyInputData } from './input.js';
 
-const RISK_TIERS: ReadonlySet<unknown> = new Set(RiskTierSchema.options);
 const AUTHORITY_LEVELS: ReadonlySet<unknown> = new Set(AuthorityLevelSchema.options);
 
 const gatewayInputs = new WeakSet<object>();
@@ -93,9 +93,6 @@ const filled = (value: unknown): value is string => typeof value === 'string' &&
 /** A finite number (`z.number()`). */
 const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
-/** `z.number().int().min(0)`. */
-const count = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-
 /** `z.array(z.string())`: a new array, or undefined (also for holes, which zod reads as undefined). */
 function strings(value: unknown): string[] | undefined {
   if (!Array.isArray(value)) return undefined;
@@ -106,13 +103,6 @@ function strings(value: unknown): string[] | undefined {
     out.push(item);
   }
   return out;
-}
-
-/** `NonEmpty` (trimmed, then at least one character). */
-function nonEmpty(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const s = value.trim();
-  return s.length >= 1 ? s : undefined;
 }
 
 const PROPOSAL_KEYS = [
