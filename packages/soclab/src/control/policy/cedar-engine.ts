@@ -5,7 +5,7 @@ import { formatZodIssues, IDENTIFIER_PATTERN } from '../../contracts/common.js';
 import { Obligation } from '../../contracts/decisions.js';
 import type { DecisionOutcome } from '../../contracts/enums.js';
 import { precompiledDirFor } from '../../precompile/artifacts.js';
-import { type CountedLimit, compareLimitsOnly, limitsComparedOnly } from './compared-limits.js';
+import { type CountedLimit, countersComparedOnlyWithMaxima, replaceComparedCounters } from './compared-limits.js';
 import {
   type EngineDecision,
   type PolicyEngine,
@@ -95,7 +95,7 @@ export class CedarPolicyEngine implements PolicyEngine {
   private readonly authorize: CedarAuthorizer;
   private readonly validateRequests: boolean;
   /** Run counters the policies only compare with their maxima (`compared-limits.ts`). */
-  private readonly comparedLimits: readonly CountedLimit[];
+  private readonly comparedCounters: readonly CountedLimit[];
   /**
    * Cedar's answer by request (principal, action, resource, context, entities as JSON). A decision is a pure function
    * of the preparsed policy set and the request (no clock, no I/O), and this map belongs to one preparsed set, so a
@@ -106,7 +106,7 @@ export class CedarPolicyEngine implements PolicyEngine {
 
   private constructor(
     folder: PolicyFolder,
-    { schema, metas, texts, comparedLimits }: CompiledPolicyFolder,
+    { schema, metas, texts, comparedCounters }: CompiledPolicyFolder,
     compiledFrom: CedarPolicyEngine['compiledFrom'],
     authorizer: CedarAuthorizer,
     validateRequests: boolean,
@@ -130,7 +130,7 @@ export class CedarPolicyEngine implements PolicyEngine {
     if (setAnswer.type !== 'success') throw new PolicyLoadError(`${folder.dir}: policy set could not be preparsed`);
     this.authorize = authorizer;
     this.validateRequests = validateRequests;
-    this.comparedLimits = comparedLimits;
+    this.comparedCounters = comparedCounters;
     this.answers = authorizer === cedar.statefulIsAuthorized ? new Map() : undefined;
   }
 
@@ -187,7 +187,7 @@ export class CedarPolicyEngine implements PolicyEngine {
     if (!parsed.success) throw new PolicyUnavailableError(`invalid policy input: ${formatZodIssues(parsed.error)}`);
     let answer: cedar.AuthorizationAnswer;
     try {
-      const request = compareLimitsOnly(toCedarRequest(parsed.data), this.comparedLimits);
+      const request = replaceComparedCounters(toCedarRequest(parsed.data), this.comparedCounters);
       const key = this.answers
         ? JSON.stringify([request.principal, request.action, request.resource, request.context, request.entities])
         : '';
@@ -363,7 +363,7 @@ export function compilePolicyFolder(folder: PolicyFolder): CompiledPolicyFolder 
   if (problems.length > 0) {
     throw new PolicyLoadError(`policy folder ${folder.dir} is invalid:\n  ${problems.join('\n  ')}`, problems);
   }
-  return { metas, texts, schema, comparedLimits: limitsComparedOnly(forms) };
+  return { metas, texts, schema, comparedCounters: countersComparedOnlyWithMaxima(forms) };
 }
 
 /**

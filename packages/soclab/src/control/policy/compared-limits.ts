@@ -48,7 +48,7 @@ function limitRead(e: unknown): string | undefined {
  * use of such a counter, of `context.limits` as a whole or of `context` as a whole leaves it out; so does anything this
  * walk does not recognise, since it only ever errs towards "not only compared".
  */
-export function limitsComparedOnly(policies: readonly unknown[]): CountedLimit[] {
+export function countersComparedOnlyWithMaxima(policies: readonly unknown[]): CountedLimit[] {
   const otherwiseRead = new Set<string>();
   const everything = () => {
     for (const name of COUNTED_LIMITS) otherwiseRead.add(name);
@@ -105,7 +105,7 @@ export function limitsComparedOnly(policies: readonly unknown[]): CountedLimit[]
  * then the engine's memo) instead of a new one per call count, micro-dollar and millisecond. Changes `request` in
  * place (a fresh request from `toCedarRequest`).
  */
-export function compareLimitsOnly(request: CedarRequest, counters: readonly CountedLimit[]): CedarRequest {
+export function replaceComparedCounters(request: CedarRequest, counters: readonly CountedLimit[]): CedarRequest {
   const limits = request.context.limits as Record<string, number>;
   for (const counter of counters) {
     const value = limits[counter];

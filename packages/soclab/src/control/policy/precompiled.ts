@@ -24,7 +24,7 @@ export interface CompiledPolicyFolder {
   /** The schema in Cedar's JSON form (or the text when it does not convert), for every later call. */
   schema: cedar.Schema;
   /** Run counters the policies only compare with their maxima, so requests may carry 0, max or max+1 instead. */
-  comparedLimits: CountedLimit[];
+  comparedCounters: CountedLimit[];
 }
 
 /**
@@ -56,7 +56,7 @@ const StoredPolicy = z.strictObject({
 const PolicyPayload = z.strictObject({
   schema: z.union([z.string(), z.record(z.string(), z.unknown())]),
   policies: z.array(StoredPolicy),
-  compared_limits: z.array(z.enum(COUNTED_LIMITS as [CountedLimit, ...CountedLimit[]])),
+  compared_counters: z.array(z.enum(COUNTED_LIMITS as [CountedLimit, ...CountedLimit[]])),
 });
 type PolicyPayload = z.infer<typeof PolicyPayload>;
 
@@ -83,7 +83,7 @@ export function encodePolicyArtifact(folder: PolicyFolder, compiled: CompiledPol
   const payload: PolicyPayload = {
     schema: compiled.schema as PolicyPayload['schema'],
     policies,
-    compared_limits: compiled.comparedLimits,
+    compared_counters: compiled.comparedCounters,
   };
   return encodeArtifact('policies', policyArtifactKey(folder), payload);
 }
@@ -136,7 +136,7 @@ export function precompiledPolicyFolder(
       metas,
       texts,
       schema: (opened.payload as PolicyPayload).schema as cedar.Schema,
-      comparedLimits: payload.data.compared_limits,
+      comparedCounters: payload.data.compared_counters,
     },
     file: opened.file,
   };

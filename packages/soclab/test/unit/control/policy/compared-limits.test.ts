@@ -7,9 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CedarPolicyEngine, compilePolicyFolder } from '../../../../src/control/policy/cedar-engine.js';
 import {
   COUNTED_LIMITS,
-  compareLimitsOnly,
+  countersComparedOnlyWithMaxima,
   LIMIT_MAXIMUMS,
-  limitsComparedOnly,
+  replaceComparedCounters,
 } from '../../../../src/control/policy/compared-limits.js';
 import { toCedarRequest } from '../../../../src/control/policy/facts.js';
 import { BUNDLED_POLICY_DIR, readPolicyFolder } from '../../../../src/control/policy/folder.js';
@@ -44,13 +44,13 @@ const forbidWhen = (condition: string) => `forbid (principal, action, resource) 
 
 describe('which run counters the policies only compare with their maxima', () => {
   it('all three in the bundled policies, from the files and from a build artifact alike', () => {
-    expect(compilePolicyFolder(readPolicyFolder(BUNDLED_POLICY_DIR)).comparedLimits).toEqual(COUNTED_LIMITS);
+    expect(compilePolicyFolder(readPolicyFolder(BUNDLED_POLICY_DIR)).comparedCounters).toEqual(COUNTED_LIMITS);
     const dir = temporaryDir('soclab-cl-policy-');
     cpSync(BUNDLED_POLICY_DIR, dir, { recursive: true });
     const artifacts = temporaryDir('soclab-cl-artifacts-');
     precompilePolicyFolder(dir, artifacts);
     const found = precompiledPolicyFolder(readPolicyFolder(dir), artifacts);
-    expect('compiled' in found && found.compiled.comparedLimits).toEqual(COUNTED_LIMITS);
+    expect('compiled' in found && found.compiled.comparedCounters).toEqual(COUNTED_LIMITS);
   });
 
   it.each([
@@ -82,15 +82,15 @@ describe('which run counters the policies only compare with their maxima', () =>
   ] as const)('%s', (_name, condition, expected) => {
     const permit =
       'permit (principal, action, resource) when { context.limits.elapsed_ms < context.limits.max_elapsed_ms };';
-    expect(limitsComparedOnly(forms(`${permit}\n${forbidWhen(condition)}`))).toEqual(expected);
+    expect(countersComparedOnlyWithMaxima(forms(`${permit}\n${forbidWhen(condition)}`))).toEqual(expected);
   });
 
   it('a shape it does not know counts as a read (never the other way round)', () => {
-    expect(limitsComparedOnly([{ conditions: [{ body: { Var: 'context' } }] }])).toEqual([]);
+    expect(countersComparedOnlyWithMaxima([{ conditions: [{ body: { Var: 'context' } }] }])).toEqual([]);
     expect(
-      limitsComparedOnly([{ conditions: [{ body: { '<': { left: 'odd', right: { Var: 'context' } } } }] }]),
+      countersComparedOnlyWithMaxima([{ conditions: [{ body: { '<': { left: 'odd', right: { Var: 'context' } } } }] }]),
     ).toEqual([]);
-    expect(limitsComparedOnly([])).toEqual(COUNTED_LIMITS);
+    expect(countersComparedOnlyWithMaxima([])).toEqual(COUNTED_LIMITS);
   });
 });
 
@@ -105,7 +105,7 @@ describe('replacing a counter by 0, its maximum or one more', () => {
         // On the request itself: a maximum of 0 reaches Cedar too (a limit under half a millisecond).
         const request = toCedarRequest(inputWith({}));
         Object.assign(request.context.limits as Record<string, number>, { calls_made: value, max_calls: maximum });
-        const replaced = compareLimitsOnly(request, ['calls_made']).context.limits as Record<string, number>;
+        const replaced = replaceComparedCounters(request, ['calls_made']).context.limits as Record<string, number>;
         expect(compare(op, replaced.calls_made!, maximum)).toBe(compare(op, value, maximum));
         expect(compare(op, maximum, replaced.calls_made!)).toBe(compare(op, maximum, value));
       }),
@@ -115,7 +115,7 @@ describe('replacing a counter by 0, its maximum or one more', () => {
 
   it('leaves counters it was not given, and the maxima, as they are', () => {
     const request = toCedarRequest(inputWith({ calls_made: 7, elapsed_seconds: 12.5 }));
-    const limits = compareLimitsOnly(request, ['calls_made']).context.limits as Record<string, number>;
+    const limits = replaceComparedCounters(request, ['calls_made']).context.limits as Record<string, number>;
     expect(limits).toMatchObject({ calls_made: 0, max_calls: 40, elapsed_ms: 12_500, max_elapsed_ms: 300_000 });
   });
 });
