@@ -124,22 +124,34 @@ export function secretForms(secret: string): { encoding: LeakEncoding; needle: s
   return forms;
 }
 
-function stringHas(text: string, form: { needle: string; caseInsensitive: boolean }): boolean {
-  return form.caseInsensitive ? text.toLowerCase().includes(form.needle) : text.includes(form.needle);
+/**
+ * True if `test` holds for a string of `value`: the strings walkStrings yields (object keys and string values, in its
+ * order), stopping at the first hit, without a generator (a recursive generator is slow to run and to optimise, and
+ * the oracles scan every persisted event of every run).
+ */
+function someString(value: unknown, test: (text: string) => boolean): boolean {
+  if (typeof value === 'string') return test(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (someString(value[i], test)) return true;
+  } else if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    for (const k of Object.keys(record)) if (test(k) || someString(record[k], test)) return true;
+  }
+  return false;
 }
 
 /** True if any string holds a secret literally or (when `encoded`) in base64 or hex. */
 export function containsSecret(value: unknown, secrets: readonly string[], encoded = true): boolean {
-  const forms = secrets.flatMap(secretForms).filter((f) => encoded || f.encoding === 'literal');
-  for (const [, text] of walkStrings(value)) if (forms.some((f) => stringHas(text, f))) return true;
-  return false;
+  if (!encoded) return someString(value, (text) => secrets.some((secret) => text.includes(secret)));
+  return someString(value, secretMatchersOf(secrets).any);
 }
 
 /** True if any string holds a secret in base64 or hex (literal copies do not count). */
 export function containsEncodedSecret(value: unknown, secrets: readonly string[]): boolean {
-  const forms = secrets.flatMap(secretForms).filter((f) => f.encoding !== 'literal');
-  for (const [, text] of walkStrings(value)) if (forms.some((f) => stringHas(text, f))) return true;
-  return false;
+  const encodedForms = secretMatchersOf(secrets).forms.flatMap((forms) =>
+    forms.filter((f) => f.encoding !== 'literal'),
+  );
+  return someString(value, (text) => encodedForms.some((form) => form.has(text)));
 }
 
 export interface LeakScanOptions {

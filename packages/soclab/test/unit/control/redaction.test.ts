@@ -104,7 +104,20 @@ describe('redaction fast paths give what the plain algorithm gives', () => {
     return found;
   }
 
-  it('on strings and structures holding canaries literally, in base64, in hex of either case, cut or not (redactText, redact, findLeaks)', () => {
+  /** The plain algorithm of containsSecret / containsEncodedSecret: every string against every kept form. */
+  function plainContains(value: unknown, secrets: string[], keep: (encoding: string) => boolean): boolean {
+    for (const [, text] of walkStrings(value)) {
+      for (const s of secrets) {
+        for (const f of secretForms(s)) {
+          if (!keep(f.encoding)) continue;
+          if (f.caseInsensitive ? text.toLowerCase().includes(f.needle) : text.includes(f.needle)) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  it('on strings and structures holding canaries literally, in base64, in hex of either case, cut or not (redactText, redact, findLeaks, containsSecret, containsEncodedSecret)', () => {
     const patterns = ['CANARY-SECRET-*', 'TOKEN*', 'KEY'];
     const canary = fc.constantFrom(secret, 'CANARY-SECRET-9', 'TOKENabc', 'KEY', 'CANARY-SECRET-');
     const encoded = fc
@@ -149,6 +162,9 @@ describe('redaction fast paths give what the plain algorithm gives', () => {
         expect(leaks.map(({ encoding, canary, path }) => ({ encoding, canary, path }))).toEqual(
           plainLeaks(v, secrets, patterns),
         );
+        expect(containsSecret(v, secrets)).toBe(plainContains(v, secrets, () => true));
+        expect(containsSecret(v, secrets, false)).toBe(plainContains(v, secrets, (e) => e === 'literal'));
+        expect(containsEncodedSecret(v, secrets)).toBe(plainContains(v, secrets, (e) => e !== 'literal'));
       }),
       { seed: 22, numRuns: 500 },
     );
