@@ -84,11 +84,71 @@ export function urlCredentials(url: string): string[] {
   try {
     const u = new URL(url);
     const out: string[] = [];
-    if (u.password) out.push(decodeURIComponent(u.password), u.password);
+    // A stray `%` in a password stays as typed (decodeURIComponent would throw on it).
+    if (u.password) out.push(safeDecodeURIComponent(u.password), u.password);
     for (const [k, v] of u.searchParams) if (isCredentialQueryParam(k) && v) out.push(v);
     return out;
   } catch {
     return [];
+  }
+}
+
+/**
+ * A URL as a message may show it (a connection string in an error or a log line): the userinfo password and the value
+ * of every credential query parameter (`?password=`, `?sslpassword=`, `?token=`...) replaced with `***`. Text that
+ * does not parse as a URL is shown only up to its scheme: anything after it may hold the password, and without a
+ * parse there is no telling where it ends.
+ */
+export function redactUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0];
+    return scheme ? `${scheme}//... (not a valid URL, not shown)` : '(not a valid URL, not shown)';
+  }
+  if (u.password) u.password = '***';
+  for (const key of new Set(u.searchParams.keys())) if (isCredentialQueryParam(key)) u.searchParams.set(key, '***');
+  return u.toString();
+}
+
+/**
+ * What to take out of a driver's message about a connection URL (drivers may echo what they were given): the URL's
+ * credentials (urlCredentials), or, for text that does not parse as a URL, each candidate password of its userinfo
+ * (after the user's `:`, up to the first or the last `@`) and the value of each credential query parameter, raw and
+ * decoded.
+ */
+export function connectionUrlSecrets(url: string): string[] {
+  if (URL.canParse(url)) return [...new Set(urlCredentials(url))];
+  const out = new Set<string>();
+  const afterUser = /^[a-z][a-z0-9+.-]*:\/\/[^:/@]*:(.*)$/is.exec(url)?.[1] ?? '';
+  for (const end of [afterUser.indexOf('@'), afterUser.lastIndexOf('@')]) {
+    if (end > 0) out.add(afterUser.slice(0, end)).add(safeDecodeURIComponent(afterUser.slice(0, end)));
+  }
+  for (const [, name = '', value = ''] of url.matchAll(/[?&]([^=&#]+)=([^&#]*)/g)) {
+    if (isCredentialQueryParam(safeDecodeURIComponent(name))) {
+      out.add(value).add(safeDecodeURIComponent(value.replace(/\+/g, ' ')));
+    }
+  }
+  return [...out].filter((s) => s !== '');
+}
+
+/** decodeURIComponent that decodes what it can: a stray `%` or an escape that is not UTF-8 stays as it is. */
+function safeDecodeURIComponent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    const decode = (escapes: string, each: (escape: string) => string): string => {
+      try {
+        return decodeURIComponent(escapes);
+      } catch {
+        return each(escapes);
+      }
+    };
+    // A run of escapes as one UTF-8 sequence, else escape by escape (an invalid byte stays as written).
+    return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) =>
+      decode(run, () => run.replace(/%[0-9a-f]{2}/gi, (escape) => decode(escape, () => escape))),
+    );
   }
 }
 

@@ -3,9 +3,13 @@ import { dirname, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { makeDirectory } from '../core/directories.js';
+import { redactUrl } from '../secrets/scrubber.js';
 import type { SqliteHandle } from './indexer.js';
 import type { StoreDialect } from './json.js';
 import type { StoreDatabase } from './schema.js';
+
+// Kept here too: `@aeh/harness/store` has always exported it.
+export { redactUrl };
 
 /** Where the run index lives. `display` is safe to print (password redacted). */
 export interface StoreTarget {
@@ -63,17 +67,6 @@ export function postgresConnectTimeoutMs(url: string, env: NodeJS.ProcessEnv = p
     if (value !== null && value !== undefined && /^\s*\d{1,9}\s*$/.test(value)) return Number(value) * 1000;
   }
   return DEFAULT_POSTGRES_CONNECT_TIMEOUT_MS;
-}
-
-/** A connection string with its password replaced, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-  }
 }
 
 const PG_INT8 = 20;

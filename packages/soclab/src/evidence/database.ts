@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { makeDirectory } from '@aeh/harness/directories';
 import { errorMessage } from '@aeh/harness/errors';
+import { connectionUrlSecrets, redactUrl } from '@aeh/harness/secrets';
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { ChainRow } from './hash-chain.js';
@@ -42,16 +43,6 @@ export function describeDatabaseUrl(url: string): { dialect: EvidenceDialect; ta
   return { dialect: 'sqlite', target: path === '' ? DEFAULT_SQLITE_PATH : path };
 }
 
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres (unparseable URL)';
-  }
-}
-
 /**
  * The evidence database to write cannot be opened or prepared (a folder that cannot be created, a file that is not
  * SQLite, a PostgreSQL server that refuses): nothing can be recorded, so callers stop before their first run.
@@ -68,27 +59,11 @@ export class EvidenceDatabaseUnavailableError extends Error {
   }
 }
 
-/** A driver's message with the connection string and its password taken out (drivers may echo what they were given). */
+/** A driver's message with the connection string and its credentials taken out (drivers may echo what they were given). */
 function withoutCredentials(text: string, url: string, location: string): string {
   let out = text.split(url).join(location);
-  let password = '';
-  try {
-    password = new URL(url).password;
-  } catch {
-    password = /\/\/[^:/@]*:([^@]*)@/.exec(url)?.[1] ?? '';
-  }
-  for (const form of new Set([password, safeDecode(password)])) {
-    if (form !== '') out = out.split(form).join('***');
-  }
+  for (const secret of connectionUrlSecrets(url)) out = out.split(secret).join('***');
   return out;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 /** The evidence database to read does not exist (or holds no evidence table); nothing was created. */

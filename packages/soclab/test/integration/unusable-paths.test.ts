@@ -124,6 +124,33 @@ describe('soclab with an evidence database it cannot open', () => {
     expect(r.output).toContain('ECONNREFUSED');
     expect(r.output).not.toContain('Canary-4417');
   });
+
+  it('a password in the query string, or in a URL that does not parse, is not shown either', async () => {
+    const cwd = workdir();
+    const port = await closedPort();
+    const inQuery = soclab(
+      ['campaign', '--scenario', 'BEN-001', '--out', 'c', '--db'].concat(
+        `postgres://soclab@127.0.0.1:${port}/evidence?password=pw-Canary-6620&sslmode=disable`,
+      ),
+      cwd,
+    );
+    expectStoppedBeforeAnyRun(inQuery, cwd, 'c');
+    expect(inQuery.output).toContain(
+      `evidence database postgres://soclab@127.0.0.1:${port}/evidence?password=***&sslmode=disable cannot be opened`,
+    );
+    expect(inQuery.output).not.toContain('Canary-6620');
+    // A port out of range: the URL does not parse, so nothing after the scheme is shown.
+    const unparseable = soclab(
+      ['campaign', '--scenario', 'BEN-001', '--out', 'c', '--db', 'postgres://soclab:pw-Canary@6621@127.0.0.1:99999/e'],
+      cwd,
+    );
+    expectStoppedBeforeAnyRun(unparseable, cwd, 'c');
+    expect(unparseable.output).toContain(
+      'evidence database postgres://... (not a valid URL, not shown) cannot be opened',
+    );
+    expect(unparseable.output).not.toContain('Canary');
+    expect(unparseable.output).not.toContain('6621');
+  });
 });
 
 describe('soclab with a PostgreSQL server that never answers', () => {

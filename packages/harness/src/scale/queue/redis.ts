@@ -1,16 +1,11 @@
 import type { ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { errorMessage } from '../../core/errors.js';
+import { redactUrl } from '../../secrets/scrubber.js';
 
 /** A Redis URL with any password replaced, safe to print. */
 export function redactRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return '(invalid Redis URL)';
-  }
+  return URL.canParse(url) ? redactUrl(url).replace(/\/$/, '') : '(invalid Redis URL)';
 }
 
 /** Check the URL names Redis (redis:// or rediss://); throws a usage-style message otherwise. */
@@ -19,7 +14,7 @@ export function checkRedisUrl(url: string, flag = '--queue'): string {
   try {
     u = new URL(url);
   } catch {
-    throw new Error(`${flag} expects a Redis URL such as redis://127.0.0.1:6379 (got '${url}')`);
+    throw new Error(`${flag} expects a Redis URL such as redis://127.0.0.1:6379 (got ${redactUrl(url)})`);
   }
   if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') {
     throw new Error(`${flag} expects a redis:// or rediss:// URL (got '${u.protocol}//...')`);

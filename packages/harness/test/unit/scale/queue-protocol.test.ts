@@ -21,6 +21,10 @@ describe('queue protocol', () => {
   it('Redis URLs: passwords never printed; other schemes refused with the flag name', () => {
     expect(redactRedisUrl('redis://:hunter22@10.0.0.5:6379/2')).toBe('redis://:***@10.0.0.5:6379/2');
     expect(redactRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+    expect(redactRedisUrl('redis://127.0.0.1:6379/0?password=hunter22')).toBe('redis://127.0.0.1:6379/0?password=***');
+    // An unparseable URL (port out of range) is refused without echoing its password.
+    expect(() => checkRedisUrl('redis://:hunter22@10.0.0.5:99999')).toThrow(/expects a Redis URL/);
+    expect(() => checkRedisUrl('redis://:hunter22@10.0.0.5:99999')).not.toThrow(/hunter22/);
     expect(() => checkRedisUrl('http://127.0.0.1:6379')).toThrow(/--queue expects a redis:\/\/ or rediss:\/\/ URL/);
     expect(() => checkRedisUrl('127.0.0.1:6379')).toThrow(/--queue expects a redis/i);
     expect(checkRedisUrl('rediss://cache.internal:6380')).toBe('rediss://cache.internal:6380');

@@ -1,11 +1,14 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { agentOutput } from '../../../src/core/agent.js';
 import {
+  connectionUrlSecrets,
   credentialSecrets,
   isCredentialHeader,
   isCredentialQueryParam,
   MIN_SECRET_LENGTH,
   REDACTED,
+  redactUrl,
   registerCredentialPositions,
   SecretScrubber,
   urlCredentials,
@@ -134,5 +137,50 @@ describe('credential positions', () => {
     expect(s.text('bearer-value-1 api-key-value-3 pw-4444')).toBe(`${REDACTED} ${REDACTED} ${REDACTED}`);
     // A value in an ordinary header is not a secret.
     expect(s.text('plain-value-2')).toBe('plain-value-2');
+  });
+});
+
+describe('connection URLs in messages (redactUrl, connectionUrlSecrets)', () => {
+  // Every generated password starts with the marker, so finding the marker means finding the password. No hex
+  // digits: a `%` in a typed password is then always a stray one, kept as typed (a `%41` would be an escape).
+  const marker = 'Pw7q';
+  const password = fc
+    .string({ unit: fc.constantFrom(...'gXZ:/@%?#&=+ ~_'), minLength: 1, maxLength: 12 })
+    .map((s) => `${marker}${s}`);
+  /** What evidence/database.ts and the run index do with a driver's message: the URL shown redacted, secrets out. */
+  const scrub = (message: string, url: string) => {
+    let out = message.split(url).join(redactUrl(url));
+    for (const secret of connectionUrlSecrets(url)) out = out.split(secret).join('***');
+    return out;
+  };
+
+  it('keep a URL without credentials as it is and replace each kind of credential', () => {
+    expect(redactUrl('postgres://db:5432/h?sslmode=require')).toBe('postgres://db:5432/h?sslmode=require');
+    expect(redactUrl('postgres://u:p%40ss@db/h')).toBe('postgres://u:***@db/h');
+    expect(redactUrl('postgres://u@db/h?sslmode=require&password=pa55&sslpassword=k3y')).toBe(
+      'postgres://u@db/h?sslmode=require&password=***&sslpassword=***',
+    );
+    expect(redactUrl('postgres://u:pa55@db:99999/h')).toBe('postgres://... (not a valid URL, not shown)');
+    expect(redactUrl('pa55 word')).toBe('(not a valid URL, not shown)');
+    expect(connectionUrlSecrets('postgres://u:p%40ss@db/h?password=q-1234')).toEqual(['p@ss', 'p%40ss', 'q-1234']);
+    expect(connectionUrlSecrets('postgres://db/h')).toEqual([]);
+    expect(connectionUrlSecrets('postgres://u:pa@55@db:99999/h')).toEqual(['pa', 'pa@55']);
+    expect(connectionUrlSecrets('postgres://u@db:99999/h?password=pa%2055')).toEqual(['pa%2055', 'pa 55']);
+    // A stray % in a password is kept as typed, not a crash.
+    expect(new Set(urlCredentials('postgres://u:50%off@db/h'))).toEqual(new Set(['50%off']));
+  });
+
+  it('never show a password, in the userinfo or the query string, whether the URL parses or not', () => {
+    fc.assert(
+      fc.property(password, fc.constantFrom('5432', '99999', 'x'), fc.boolean(), (pw, port, inQuery) => {
+        const url = inQuery
+          ? `postgres://u@db:${port}/h?sslmode=require&password=${encodeURIComponent(pw)}`
+          : `postgres://u:${pw}@db:${port}/h`;
+        expect(redactUrl(url)).not.toContain(marker);
+        // As a driver might echo it: the URL, and the password on its own.
+        expect(scrub(`cannot connect to ${url} with password ${pw}`, url)).not.toContain(marker);
+      }),
+      { seed: 22, numRuns: 2000 },
+    );
   });
 });

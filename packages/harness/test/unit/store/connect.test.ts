@@ -28,6 +28,13 @@ describe('resolveStoreTarget', () => {
   it('never shows a password', () => {
     expect(redactUrl('postgres://user:p%40ss@host/db')).toBe('postgres://user:***@host/db');
     expect(redactUrl('postgres://host/db')).toBe('postgres://host/db');
+    // libpq and node-postgres read a password from the query string too.
+    const env = { HARNESS_STORE_URL: 'postgres://u@db/h?password=s3cret-Q&sslmode=require' };
+    expect(resolveStoreTarget({ env }).display).toBe('postgres://u@db/h?password=***&sslmode=require');
+    // Not a URL (port out of range): nothing after the scheme is shown.
+    expect(resolveStoreTarget({ env: {}, store: 'postgres://u:s3cret@x@db:99999/h' }).display).toBe(
+      'postgres://... (not a valid URL, not shown)',
+    );
   });
 });
 
