@@ -15,7 +15,7 @@ import { errorMessage } from '@aeh/harness/errors';
 import type { RunRecord } from '@aeh/harness/queue/protocol';
 import type { connectRedis } from '@aeh/harness/queue/redis';
 import type { PreparedRun, QueuedJobAttempt } from '@aeh/harness/queue/worker';
-import { SecretScrubber } from '@aeh/harness/secrets';
+import { SecretScrubber, urlCredentials } from '@aeh/harness/secrets';
 import { firstZodIssue } from '@aeh/harness/zod-issues';
 import { z } from 'zod';
 import { createSoclabAgent } from '../campaign/adapter.js';
@@ -234,7 +234,8 @@ export async function prepareQueuedCampaign(record: RunRecord, options: SoclabWo
   for (const [name, value] of Object.entries(process.env)) {
     if (!SECRET_NAME.test(name) || !value) continue;
     redactor.addCredential(value);
-    if (URL.canParse(value)) redactor.add(decodeURIComponent(new URL(value).password));
+    // A URL's password (raw and decoded) and credential query values; a stray % no longer throws here.
+    for (const secret of urlCredentials(value)) redactor.add(secret);
   }
   return {
     suite: {

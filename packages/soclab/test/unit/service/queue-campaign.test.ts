@@ -94,15 +94,22 @@ describe('a queued soclab campaign on a worker', () => {
   it('rebuilds the campaign’s cases and agent, and scrubs this machine’s secrets from results', async () => {
     vi.stubEnv('ACME_API_KEY', 'acme-secret-0123456789abcdef');
     vi.stubEnv('SOCLAB_DATABASE_URL', 'postgres://soclab:pg-pass-9876543210@db.internal/soclab');
+    // A password in the query string, and one with a stray % (decodeURIComponent would throw on it).
+    vi.stubEnv('ARCHIVE_DATABASE_URL', 'postgres://a@db.internal/x?password=q-pass-5555666677');
+    vi.stubEnv('REPLICA_DATABASE_URL', 'postgres://r:50%off-pass-44443333@db.internal/x');
     const prepared = await prepareQueuedCampaign(record(JSON.stringify(queued())), options);
     try {
       const ids: string[] = [];
       for await (const tc of prepared.suite.cases()) ids.push(tc.id);
       expect(ids).toEqual(['ATK-001', 'BEN-001']);
       expect(prepared.agent.describe?.().adapter).toBe('soclab');
-      const scrubbed = prepared.suite.redactor.text('key acme-secret-0123456789abcdef, db password pg-pass-9876543210');
+      const scrubbed = prepared.suite.redactor.text(
+        'key acme-secret-0123456789abcdef, db password pg-pass-9876543210, q-pass-5555666677, 50%off-pass-44443333',
+      );
       expect(scrubbed).not.toContain('acme-secret-0123456789abcdef');
       expect(scrubbed).not.toContain('pg-pass-9876543210');
+      expect(scrubbed).not.toContain('q-pass-5555666677');
+      expect(scrubbed).not.toContain('off-pass-44443333');
     } finally {
       await prepared.agent.close?.();
     }
