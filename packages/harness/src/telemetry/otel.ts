@@ -8,7 +8,7 @@ import {
   ATTR_SERVICE_NAME,
   ATTR_SERVICE_VERSION,
 } from '@opentelemetry/semantic-conventions';
-import type { SecretScrubber } from '../secrets/scrubber.js';
+import { redactUrl, type SecretScrubber } from '../secrets/scrubber.js';
 import type { TraceIds } from './types.js';
 
 /**
@@ -155,7 +155,7 @@ export function createTracing(options: TracingOptions): Tracing {
       let timer: NodeJS.Timeout | undefined;
       const limit = new Promise<never>((_, reject) => {
         timer = setTimeout(
-          () => reject(new Error(`no OTLP collector answered within ${SHUTDOWN_MS / 1000} s at ${url}`)),
+          () => reject(new Error(`no OTLP collector answered within ${SHUTDOWN_MS / 1000} s at ${redactUrl(url)}`)),
           SHUTDOWN_MS,
         );
         timer.unref();
