@@ -138,16 +138,16 @@ function safeDecodeURIComponent(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    const decode = (escapes: string, each: (escape: string) => string): string => {
+    const decode = (escapes: string, otherwise: (escapes: string) => string): string => {
       try {
         return decodeURIComponent(escapes);
       } catch {
-        return each(escapes);
+        return otherwise(escapes);
       }
     };
     // A run of escapes as one UTF-8 sequence, else escape by escape (an invalid byte stays as written).
     return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) =>
-      decode(run, () => run.replace(/%[0-9a-f]{2}/gi, (escape) => decode(escape, () => escape))),
+      decode(run, () => run.replace(/%[0-9a-f]{2}/gi, (one) => decode(one, () => one))),
     );
   }
 }
