@@ -1,7 +1,6 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/contracts/canonical.js';
 import { precompileCorpus } from '../../../src/precompile/build.js';
 import {
@@ -15,18 +14,10 @@ import {
   ScenarioLoadError,
 } from '../../../src/scenarios/loader.js';
 import { precompiledCorpus } from '../../../src/scenarios/precompiled.js';
+import { temporaryDirs } from '../../helpers/temporary-dirs.js';
 
-const scratch: string[] = [];
-afterAll(() => {
-  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
-});
+const temporaryDir = temporaryDirs();
 afterEach(() => clearScenarioCache());
-
-function temporaryDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-}
 
 /** A copy of the bundled corpus and a fresh artifact folder holding its artifact (compiled by the build step). */
 function compiledCopy(incident = DEFAULT_INCIDENT): { dir: string; artifacts: string; artifact: string } {

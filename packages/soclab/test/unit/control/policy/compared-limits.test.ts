@@ -1,9 +1,8 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CedarPolicyEngine, compilePolicyFolder } from '../../../../src/control/policy/cedar-engine.js';
 import {
   COUNTED_LIMITS,
@@ -17,17 +16,9 @@ import { PolicyInput, type PolicyInputData } from '../../../../src/control/polic
 import { precompiledPolicyFolder } from '../../../../src/control/policy/precompiled.js';
 import { loadPolicyTestTable } from '../../../../src/control/policy/test-table.js';
 import { precompilePolicyFolder } from '../../../../src/precompile/build.js';
+import { temporaryDirs } from '../../../helpers/temporary-dirs.js';
 
-const scratch: string[] = [];
-afterAll(() => {
-  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
-});
-
-function temporaryDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-}
+const temporaryDir = temporaryDirs();
 
 /** Cedar's JSON form of each policy in `text`. */
 function forms(text: string): unknown[] {

@@ -1,7 +1,6 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../../src/contracts/canonical.js';
 import { CedarPolicyEngine } from '../../../../src/control/policy/cedar-engine.js';
 import { PolicyLoadError } from '../../../../src/control/policy/engine.js';
@@ -10,17 +9,9 @@ import { precompiledPolicyFolder } from '../../../../src/control/policy/precompi
 import { loadPolicyTestTable, runPolicyTestTable } from '../../../../src/control/policy/test-table.js';
 import { PRECOMPILED_DIR, precompiledDirFor } from '../../../../src/precompile/artifacts.js';
 import { precompilePolicyFolder } from '../../../../src/precompile/build.js';
+import { temporaryDirs } from '../../../helpers/temporary-dirs.js';
 
-const scratch: string[] = [];
-afterAll(() => {
-  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
-});
-
-function temporaryDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  scratch.push(dir);
-  return dir;
-}
+const temporaryDir = temporaryDirs();
 
 /** A writable copy of the bundled policy folder. */
 function policyCopy(): string {
