@@ -133,6 +133,16 @@ export function connectionUrlSecrets(url: string): string[] {
   return [...out].filter((s) => s !== '');
 }
 
+/**
+ * A message about a connection URL (a driver's error may echo what it was given) with the URL shown as redactUrl shows
+ * it and each candidate credential (connectionUrlSecrets) replaced with `***`.
+ */
+export function withoutUrlCredentials(text: string, url: string): string {
+  let out = text.split(url).join(redactUrl(url));
+  for (const secret of connectionUrlSecrets(url)) out = out.split(secret).join('***');
+  return out;
+}
+
 /** decodeURIComponent that decodes what it can: a stray `%` or an escape that is not UTF-8 stays as it is. */
 function safeDecodeURIComponent(text: string): string {
   try {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { errorMessage } from '../core/errors.js';
 import type { TestCaseResult } from '../core/result.js';
 import type { ExperimentView } from '../core/view.js';
-import { connectionUrlSecrets } from '../secrets/scrubber.js';
+import { withoutUrlCredentials } from '../secrets/scrubber.js';
 import { openStoreConnection, resolveStoreTarget, type StoreTarget, type StoreTargetOptions } from './connect.js';
 import {
   type IndexOutcome,
@@ -158,10 +158,7 @@ export class StoreOpenError extends Error {
 }
 
 function scrub(message: string, target: StoreTarget): string {
-  if (target.dialect !== 'postgres') return message;
-  let out = message.split(target.location).join(target.display);
-  for (const secret of connectionUrlSecrets(target.location)) out = out.split(secret).join('***');
-  return out;
+  return target.dialect === 'postgres' ? withoutUrlCredentials(message, target.location) : message;
 }
 
 /** Open the run index (see RunStore). */

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { makeDirectory } from '@aeh/harness/directories';
 import { errorMessage } from '@aeh/harness/errors';
-import { connectionUrlSecrets, redactUrl } from '@aeh/harness/secrets';
+import { redactUrl, withoutUrlCredentials } from '@aeh/harness/secrets';
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { ChainRow } from './hash-chain.js';
@@ -59,13 +59,6 @@ export class EvidenceDatabaseUnavailableError extends Error {
   }
 }
 
-/** A driver's message with the connection string and its credentials taken out (drivers may echo what they were given). */
-function withoutCredentials(text: string, url: string, location: string): string {
-  let out = text.split(url).join(location);
-  for (const secret of connectionUrlSecrets(url)) out = out.split(secret).join('***');
-  return out;
-}
-
 /** The evidence database to read does not exist (or holds no evidence table); nothing was created. */
 export class EvidenceDatabaseMissingError extends Error {
   override name = 'EvidenceDatabaseMissingError';
@@ -105,7 +98,7 @@ export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOp
         connectionTimeoutMillis: postgresConnectTimeoutMs(target),
       });
     } catch (error) {
-      throw new EvidenceDatabaseUnavailableError(location, withoutCredentials(errorMessage(error), target, location));
+      throw new EvidenceDatabaseUnavailableError(location, withoutUrlCredentials(errorMessage(error), target));
     }
     // An idle pooled connection that the server closes (restart, failover, an administrator's terminate) emits
     // 'error' on the pool; unhandled, that would kill the whole process. The pool drops that client, and the next
@@ -153,7 +146,7 @@ export async function openEvidenceDatabase(url?: string, options: OpenDatabaseOp
       const reason = errorMessage(error);
       throw new EvidenceDatabaseUnavailableError(
         location,
-        dialect === 'postgres' ? withoutCredentials(reason, target, location) : reason,
+        dialect === 'postgres' ? withoutUrlCredentials(reason, target) : reason,
       );
     }
   }

@@ -293,11 +293,11 @@ function checkUrl(raw: string): string {
   return url.toString();
 }
 
-/** ModelProvider for a remote agent speaking soclab.agent.v1. */
 let agentContractModule: Promise<typeof import('../contracts/agent-v1.js')> | undefined;
 /** contracts/agent-v1.ts, loaded once: ~35 zod schemas that only an http run needs. */
 const agentContract = () => (agentContractModule ??= import('../contracts/agent-v1.js'));
 
+/** ModelProvider for a remote agent speaking soclab.agent.v1. */
 export class HttpAgentProvider implements ModelProvider {
   readonly providerId = HTTP_PROVIDER_ID;
   readonly model: string;

@@ -12,6 +12,7 @@ import {
   registerCredentialPositions,
   SecretScrubber,
   urlCredentials,
+  withoutUrlCredentials,
 } from '../../../src/secrets/scrubber.js';
 
 const SECRET = 's3cr3t/+=tok-Ä"\\x';
@@ -140,19 +141,13 @@ describe('credential positions', () => {
   });
 });
 
-describe('connection URLs in messages (redactUrl, connectionUrlSecrets)', () => {
+describe('connection URLs in messages (redactUrl, connectionUrlSecrets, withoutUrlCredentials)', () => {
   // Every generated password starts with the marker, so finding the marker means finding the password. No hex
   // digits: a `%` in a typed password is then always a stray one, kept as typed (a `%41` would be an escape).
   const marker = 'Pw7q';
   const password = fc
     .string({ unit: fc.constantFrom(...'gXZ:/@%?#&=+ ~_'), minLength: 1, maxLength: 12 })
     .map((s) => `${marker}${s}`);
-  /** What evidence/database.ts and the run index do with a driver's message: the URL shown redacted, secrets out. */
-  const scrub = (message: string, url: string) => {
-    let out = message.split(url).join(redactUrl(url));
-    for (const secret of connectionUrlSecrets(url)) out = out.split(secret).join('***');
-    return out;
-  };
 
   it('keep a URL without credentials as it is and replace each kind of credential', () => {
     expect(redactUrl('postgres://db:5432/h?sslmode=require')).toBe('postgres://db:5432/h?sslmode=require');
@@ -166,6 +161,9 @@ describe('connection URLs in messages (redactUrl, connectionUrlSecrets)', () => 
     expect(connectionUrlSecrets('postgres://db/h')).toEqual([]);
     expect(connectionUrlSecrets('postgres://u:pa@55@db:99999/h')).toEqual(['pa', 'pa@55']);
     expect(connectionUrlSecrets('postgres://u@db:99999/h?password=pa%2055')).toEqual(['pa%2055', 'pa 55']);
+    expect(withoutUrlCredentials('connect to postgres://u:pa55@db/h failed (pa55)', 'postgres://u:pa55@db/h')).toBe(
+      'connect to postgres://u:***@db/h failed (***)',
+    );
     // A stray % in a password is kept as typed, not a crash.
     expect(new Set(urlCredentials('postgres://u:50%off@db/h'))).toEqual(new Set(['50%off']));
   });
@@ -178,7 +176,7 @@ describe('connection URLs in messages (redactUrl, connectionUrlSecrets)', () => 
           : `postgres://u:${pw}@db:${port}/h`;
         expect(redactUrl(url)).not.toContain(marker);
         // As a driver might echo it: the URL, and the password on its own.
-        expect(scrub(`cannot connect to ${url} with password ${pw}`, url)).not.toContain(marker);
+        expect(withoutUrlCredentials(`cannot connect to ${url} with password ${pw}`, url)).not.toContain(marker);
       }),
       { seed: 22, numRuns: 2000 },
     );
