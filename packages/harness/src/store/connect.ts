@@ -8,9 +8,6 @@ import type { SqliteHandle } from './indexer.js';
 import type { StoreDialect } from './json.js';
 import type { StoreDatabase } from './schema.js';
 
-// Kept here too: `@aeh/harness/store` has always exported it.
-export { redactUrl };
-
 /** Where the run index lives. `display` is safe to print (password redacted). */
 export interface StoreTarget {
   readonly dialect: StoreDialect;

@@ -1,4 +1,7 @@
 // openStoreConnection (the raw better-sqlite3 handle beside Kysely) stays internal to the store.
+
+// The store's public face has always offered it; it lives with the other secret handling.
+export { redactUrl } from '../secrets/scrubber.js';
 export {
   DEFAULT_POSTGRES_CONNECT_TIMEOUT_MS,
   DEFAULT_RUNS_DIR,
@@ -6,7 +9,6 @@ export {
   INDEX_FILE,
   openKysely,
   postgresConnectTimeoutMs,
-  redactUrl,
   resolveStoreTarget,
   type StoreTarget,
   type StoreTargetOptions,

@@ -96,7 +96,10 @@ function redactValue(value: unknown, compiled: readonly CompiledPattern[]): unkn
   return value;
 }
 
-/** Every string inside a JSON-like value with its dotted path. */
+/**
+ * Every string inside a JSON-like value with its dotted path: the plain walk. findLeaks and someString visit the same
+ * strings in the same order without a generator; the property tests compare them with this one.
+ */
 export function* walkStrings(value: unknown, path = ''): Generator<[string, string]> {
   if (typeof value === 'string') {
     yield [path, value];
@@ -192,9 +195,10 @@ function secretMatchersOf(secrets: readonly string[]): SecretMatchers {
   const insensitive: string[] = [];
   const forms = secrets.map((secret) =>
     secretForms(secret).map(({ encoding, needle, caseInsensitive }): SecretMatcher => {
-      (caseInsensitive ? insensitive : sensitive).push(escapeRegex(needle));
+      const escaped = escapeRegex(needle);
+      (caseInsensitive ? insensitive : sensitive).push(escaped);
       if (!caseInsensitive) return { encoding, has: (text) => text.includes(needle) };
-      const regex = new RegExp(escapeRegex(needle), 'i');
+      const regex = new RegExp(escaped, 'i');
       return { encoding, has: (text) => regex.test(text) };
     }),
   );

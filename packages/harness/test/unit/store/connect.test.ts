@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_POSTGRES_CONNECT_TIMEOUT_MS,
   postgresConnectTimeoutMs,
-  redactUrl,
   resolveStoreTarget,
 } from '../../../src/store/connect.js';
+import { redactUrl } from '../../../src/store/index.js';
 import { jsonCodec } from '../../../src/store/json.js';
 
 describe('resolveStoreTarget', () => {
