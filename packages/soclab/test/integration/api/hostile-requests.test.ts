@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, TOKENS, tempDir } from '../../helpers/api.js';
+import { call, expectNoCanary, startServer, TOKENS, tempDir, until } from '../../helpers/api.js';
 import { startServe, stopProcess } from '../../helpers/serve.js';
 
 /** One request with headers exactly as given: an array value is sent as that many header lines. */
@@ -55,6 +55,42 @@ describe('soclab API: ambiguous credentials', () => {
     for (const value of [bearer(TOKENS.admin), `bearer  ${TOKENS.admin} `, `BEARER\t${TOKENS.admin}`]) {
       expect((await rawGet(server.base, '/api/v1/version', { authorization: value })).status, value).toBe(200);
     }
+  });
+});
+
+describe('soclab API: canary values a client writes into a campaign', () => {
+  let server: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('are redacted in every campaign view: the 202, the list, one campaign and the cancel answer', async () => {
+    // A canary copied into the free-text note (or the model label) is served back to every reader of the list.
+    const note = 'copied from a baseline run: CANARY-SECRET-note-0001';
+    const created = await call(server.base, 'POST', '/api/v1/campaigns', {
+      as: 'operator',
+      body: { mode: 'protected', scenario_ids: ['BEN-001'], approver: 'human', approval_timeout_seconds: 120, note },
+    });
+    expect(created.status).toBe(202);
+    expectNoCanary(created.text);
+    expect(created.body.request.note).toBe('copied from a baseline run: [REDACTED]');
+    const id = created.body.campaign_id;
+    for (const path of ['/api/v1/campaigns', '/api/v1/campaigns?status=running', `/api/v1/campaigns/${id}`]) {
+      const r = await call(server.base, 'GET', path, { as: 'viewer' });
+      expect(r.status, path).toBe(200);
+      expectNoCanary(r.text);
+    }
+    // Running, waiting for a person: the cancel answers with the campaign view too.
+    await until(async () => {
+      const r = await call(server.base, 'GET', '/api/v1/approvals', { as: 'viewer' });
+      return r.body.length > 0 ? true : undefined;
+    }, 'the approval request');
+    const cancelled = await call(server.base, 'DELETE', `/api/v1/campaigns/${id}`, { as: 'operator' });
+    expect(cancelled.status).toBe(200);
+    expectNoCanary(cancelled.text);
   });
 });
 
