@@ -92,6 +92,28 @@ describe('soclab API: canary values a client writes into a campaign', () => {
     expect(cancelled.status).toBe(200);
     expectNoCanary(cancelled.text);
   });
+
+  it("are redacted in an approver's reason, in the decision's answer and in the history", async () => {
+    const created = await call(server.base, 'POST', '/api/v1/campaigns', {
+      as: 'operator',
+      body: { mode: 'protected', scenario_ids: ['BEN-001'], approver: 'human', approval_timeout_seconds: 120 },
+    });
+    const id = created.body.campaign_id;
+    const pending = await until(async () => {
+      const r = await call(server.base, 'GET', `/api/v1/approvals?campaign_id=${id}`, { as: 'viewer' });
+      return r.body.length > 0 ? r.body[0] : undefined;
+    }, 'the approval request');
+    const decided = await call(server.base, 'POST', `/api/v1/approvals/${pending.approval_id}/decision`, {
+      as: 'approver',
+      body: { decision: 'rejected', reason: 'the agent read CANARY-SECRET-reason-0002 first' },
+    });
+    expect(decided.status).toBe(200);
+    expectNoCanary(decided.text);
+    expect(decided.body.reason).toBe('the agent read [REDACTED] first');
+    const history = await call(server.base, 'GET', `/api/v1/approvals/history?campaign_id=${id}`, { as: 'viewer' });
+    expect(history.body).toHaveLength(1);
+    expectNoCanary(history.text);
+  });
 });
 
 describe('soclab serve --log: a token in the query string', () => {
