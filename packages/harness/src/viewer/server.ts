@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ExperimentComparison } from '../comparison/models.js';
 import { errorCode, errorMessage, UNCLASSIFIED_ERROR_CODE } from '../core/errors.js';
@@ -41,6 +41,7 @@ export interface Viewer {
 }
 
 export const DEFAULT_VIEWER_PORT = 7600;
+const MAX_PARAM_LENGTH = 1000;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 /** Where the built SPA lives: next to the compiled server (dist/viewer -> dist/web), or the package's dist when run from source. */
@@ -61,6 +62,17 @@ const VIEWER_ERROR_CODES = {
   host: 'AEH_ERR_VIEWER_HOST',
   notFound: 'AEH_ERR_VIEWER_NOT_FOUND',
 } as const;
+
+/** A path the router cannot read, as a 400 with the viewer's error body. */
+function answerUnreadablePath(error: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_BAD_URL'
+      ? 'path: not valid percent-encoded UTF-8'
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? `path: a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
+        : `request: ${error.message}`;
+  reply.code(400).send({ error: message, code: VIEWER_ERROR_CODES.badRequest });
+}
 
 class HttpError extends Error {
   constructor(
@@ -147,7 +159,13 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const { store } = options;
   const host = options.host ?? '127.0.0.1';
   const webRoot = options.webRoot ?? findWebRoot();
-  const app = Fastify({ logger: false, routerOptions: { maxParamLength: 1000 } });
+  const app = Fastify({
+    logger: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // The router's own refusals (bad percent-encoding) get the viewer's error body and code (docs/errors.md),
+    // not Fastify's, which carried another shape and an undocumented code.
+    frameworkErrors: answerUnreadablePath,
+  });
   guardRequests(app, host);
   registerRunRoutes(app, store);
   registerCompareRoutes(app, store);

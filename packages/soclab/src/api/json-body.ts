@@ -8,26 +8,44 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** In a `u` regex surrogate pairs are one code point, so only unpaired halves match. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/** The first key that could reach an object's prototype, with its path, or null. */
-function forbiddenKey(value: unknown, path: string): string | null {
+/**
+ * Containers nested deeper than this are refused. API bodies are two levels deep; the check also bounds the
+ * recursive walk below, which a 64 KiB body of `[[[[...` (30 000 levels) drove into a stack overflow (a 500).
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/** Why a parsed body is refused, with the field path at fault. */
+interface BodyProblem {
+  readonly code: 'forbidden_key' | 'too_deep';
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The first key that could reach an object's prototype, lone surrogate or over-deep container, or null. */
+function forbiddenKey(value: unknown, path: string, depth = 1): BodyProblem | null {
+  if (value !== null && typeof value === 'object' && depth > MAX_BODY_DEPTH) {
+    return { code: 'too_deep', path, message: `nested deeper than ${MAX_BODY_DEPTH} levels` };
+  }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = forbiddenKey(value[i], `${path}.${i}`);
+      const found = forbiddenKey(value[i], `${path}.${i}`, depth + 1);
       if (found) return found;
     }
     return null;
   }
   if (value === null || typeof value !== 'object') {
     if (typeof value === 'string' && LONE_SURROGATE.test(value))
-      return `${path}: a lone UTF-16 surrogate (\\ud800-\\udfff escape)`;
+      return { code: 'forbidden_key', path, message: 'a lone UTF-16 surrogate (\\ud800-\\udfff escape)' };
     return null;
   }
   for (const [key, child] of Object.entries(value)) {
-    if (key === '__proto__') return `${path}.__proto__: the key __proto__ is not allowed`;
-    if (key === 'constructor' && child !== null && typeof child === 'object' && 'prototype' in child) {
-      return `${path}.constructor.prototype: the key is not allowed`;
+    if (key === '__proto__') {
+      return { code: 'forbidden_key', path: `${path}.__proto__`, message: 'the key __proto__ is not allowed' };
     }
-    const found = forbiddenKey(child, `${path}.${key}`);
+    if (key === 'constructor' && child !== null && typeof child === 'object' && 'prototype' in child) {
+      return { code: 'forbidden_key', path: `${path}.constructor.prototype`, message: 'the key is not allowed' };
+    }
+    const found = forbiddenKey(child, `${path}.${key}`, depth + 1);
     if (found) return found;
   }
   return null;
@@ -36,10 +54,14 @@ function forbiddenKey(value: unknown, path: string): string | null {
 /**
  * Parse JSON bodies strictly: the bytes must be UTF-8 (invalid bytes are a 400 naming the offset, never replaced
  * with U+FFFD and accepted), strings must be well-formed Unicode, and no key may reach a prototype
- * (`__proto__`, `constructor.prototype`): 400 naming the field path. Replaces Fastify's lenient default parser.
+ * (`__proto__`, `constructor.prototype`) and nothing may nest deeper than 64 levels: 400 naming the field path.
+ * Replaces Fastify's lenient default parsers (JSON and text/plain).
  */
 export function registerStrictJsonParser(app: ApiApp): void {
-  app.removeContentTypeParser('application/json');
+  // Every default parser goes, text/plain too: a body that is not application/json is 415 (docs/soclab/api.md),
+  // never a string handed to validation (422), and JSON sent as text/plain (a type a cross-site form may send
+  // without a CORS preflight) is not read.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     const bytes = body as Buffer;
     if (bytes.length === 0) return done(new ApiError(400, 'invalid_json', 'body: empty JSON body'), undefined);
@@ -56,13 +78,10 @@ export function registerStrictJsonParser(app: ApiApp): void {
     } catch (error) {
       return done(new ApiError(400, 'invalid_json', `body: ${errorMessage(error)}`), undefined);
     }
-    const forbidden = forbiddenKey(parsed, 'body');
-    if (forbidden) {
-      const [path = forbidden] = forbidden.split(':');
-      return done(
-        new ApiError(400, 'forbidden_key', forbidden, [{ path, message: forbidden.slice(path.length + 2) }]),
-        undefined,
-      );
+    const problem = forbiddenKey(parsed, 'body');
+    if (problem) {
+      const { code, path, message } = problem;
+      return done(new ApiError(400, code, `${path}: ${message}`, [{ path, message }]), undefined);
     }
     return done(null, parsed);
   });

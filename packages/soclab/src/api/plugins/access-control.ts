@@ -6,11 +6,28 @@ import { errorBody } from '../errors.js';
 /** The caller behind a request's bearer token, looked up once per request (the rate limit asks too). */
 export type PrincipalLookup = (request: Pick<FastifyRequest, 'headers' | 'raw'>) => Principal | null;
 
-/** A per-request cached `registry.authenticate` of the `Authorization` header. */
+/** How many `Authorization` header lines the request carried (raw headers: Node keeps only the first). */
+function authorizationLines(raw: { readonly rawHeaders?: readonly string[] }): number {
+  const names = raw.rawHeaders ?? [];
+  let lines = 0;
+  for (let i = 0; i < names.length; i += 2) {
+    if (names[i]?.toLowerCase() === 'authorization') lines += 1;
+  }
+  return lines;
+}
+
+/**
+ * A per-request cached `registry.authenticate` of the `Authorization` header. A request with more than one
+ * Authorization header has no principal: Node silently keeps the first, while a proxy in front may act on another,
+ * so ambiguous credentials are refused (401) rather than one of them picked.
+ */
 export function principalLookup(registry: TokenRegistry): PrincipalLookup {
   const principals = new WeakMap<object, Principal | null>();
   return (request) => {
-    if (!principals.has(request.raw)) principals.set(request.raw, registry.authenticate(request.headers.authorization));
+    if (!principals.has(request.raw)) {
+      const single = authorizationLines(request.raw) <= 1;
+      principals.set(request.raw, single ? registry.authenticate(request.headers.authorization) : null);
+    }
     return principals.get(request.raw) ?? null;
   };
 }

@@ -68,7 +68,13 @@ function pendingView(e: InboxEntry): z.infer<typeof PendingView> {
   );
 }
 
-const historyView = (r: ApprovalRow): z.infer<typeof HistoryView> => ({
+/**
+ * A settled request as served. Canary-redacted as a whole: the arguments are stored redacted, but the reason is
+ * the approver's free text (or the system's), served to every reader of the history.
+ */
+const historyView = (r: ApprovalRow): z.infer<typeof HistoryView> => redact(rawHistoryView(r), DEFAULT_CANARY_PATTERNS);
+
+const rawHistoryView = (r: ApprovalRow): z.infer<typeof HistoryView> => ({
   approval_id: r.approval_id,
   proposal_id: r.proposal_id,
   campaign_id: r.campaign_id,

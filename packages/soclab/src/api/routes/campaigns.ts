@@ -90,7 +90,7 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
         return reply
           .code(202)
           .header('location', location)
-          .send({ ...view, location });
+          .send(redact({ ...view, location }, DEFAULT_CANARY_PATTERNS));
       } catch (error) {
         if (error instanceof CampaignQueueFullError) {
           throw busy('queue_full', error.message, ctx.config.retry_after_seconds);
@@ -117,7 +117,8 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
         response: { 200: z.array(CampaignView) },
       },
     },
-    async (request) => ctx.campaigns.list(request.query),
+    // Views carry the caller's free text (request.note, model): canary-redacted like every campaign view.
+    async (request) => redact(await ctx.campaigns.list(request.query), DEFAULT_CANARY_PATTERNS),
   );
 
   app.get(
@@ -174,7 +175,7 @@ export function registerCampaignRoutes(app: ApiApp, ctx: ApiContext): void {
     },
     async (request) => {
       try {
-        return await ctx.campaigns.cancel(request.params.id, callerOf(request).name);
+        return redact(await ctx.campaigns.cancel(request.params.id, callerOf(request).name), DEFAULT_CANARY_PATTERNS);
       } catch (error) {
         if (error instanceof CampaignStateError) {
           if (error.status === null) throw notFound(`campaign ${request.params.id}`);

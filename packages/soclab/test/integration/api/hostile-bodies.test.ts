@@ -77,6 +77,39 @@ describe('soclab API: hostile JSON bodies', () => {
     expect((await call(server.base, 'GET', '/api/v1/campaigns', { as: 'viewer' })).body).toEqual([]);
   });
 
+  it('refuses bodies nested deeper than 64 levels with 400 too_deep naming the path, never a 500', async () => {
+    // Well under the body limit, but deep enough that a recursive walk of the parsed value overflowed the stack (500).
+    const cases: [string, string, string][] = [
+      ['/api/v1/campaigns', `${'['.repeat(30_000)}${']'.repeat(30_000)}`, `body${'.0'.repeat(64)}`],
+      ['/api/v1/campaigns', `{"x":${'{"a":'.repeat(6_000)}1${'}'.repeat(6_000)}}`, `body.x${'.a'.repeat(63)}`],
+      [DECISION, `{"decision":"approved","reason":"x","x":${'['.repeat(20_000)}${']'.repeat(20_000)}}`, 'body.x'],
+    ];
+    for (const [path, text, at] of cases) {
+      const r = await post(server.base, path, Buffer.from(text));
+      expect(r.status, text.slice(0, 40)).toBe(400);
+      expect(r.body.code).toBe('too_deep');
+      expect(r.body.issues[0].path.startsWith(at)).toBe(true);
+      expect(r.body.message).toMatch(/nested deeper than 64 levels/);
+    }
+    // 64 levels are fine: the request reaches validation.
+    const ok = await post(server.base, DECISION, Buffer.from(`{"x":${'['.repeat(63)}${']'.repeat(63)}}`), 'approver');
+    expect(ok.status).toBe(422);
+    expect((await call(server.base, 'GET', '/api/v1/campaigns', { as: 'viewer' })).body).toEqual([]);
+  });
+
+  it('refuses bodies that are not application/json with 415, text/plain included', async () => {
+    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded']) {
+      const res = await fetch(`${server.base}/api/v1/campaigns`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKENS.admin}`, 'content-type': type },
+        body: '{"mode":"baseline","scenario_ids":["BEN-002"]}',
+      });
+      expect(res.status, type).toBe(415);
+      expect(((await res.json()) as Json).code, type).toBe('unsupported_media_type');
+    }
+    expect((await call(server.base, 'GET', '/api/v1/campaigns', { as: 'viewer' })).body).toEqual([]);
+  });
+
   it('refuses empty bodies, trailing commas and other malformed JSON with invalid_json', async () => {
     for (const text of ['', '{"mode":"baseline",}', '{"mode":', '[1,]', '{"a":1}{"b":2}', 'NaN']) {
       const r = await post(server.base, '/api/v1/campaigns', Buffer.from(text));
