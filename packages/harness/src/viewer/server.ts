@@ -383,11 +383,14 @@ async function registerWebApp(app: FastifyInstance, webRoot: string | null): Pro
   if (webRoot) {
     await app.register(fastifyStatic, { root: webRoot, prefix: '/', wildcard: false, index: 'index.html' });
   }
+  // Unknown API paths are JSON 404s, chosen by the router, which decodes the path (`/%61pi/x` is `/api/x`); a test
+  // of the raw URL served those spellings the app's index.html instead.
+  app.all('/api/*', (req, reply) =>
+    reply
+      .code(404)
+      .send({ error: `no such endpoint: ${req.method} ${req.url.split('?')[0]}`, code: VIEWER_ERROR_CODES.notFound }),
+  );
   app.setNotFoundHandler((req, reply) => {
-    if (req.url.startsWith('/api/'))
-      return reply
-        .code(404)
-        .send({ error: `no such endpoint: ${req.method} ${req.url.split('?')[0]}`, code: VIEWER_ERROR_CODES.notFound });
     // Client routes get the app; a missing asset (a file name) stays a 404.
     if (webRoot && req.method === 'GET' && !/\.[a-z0-9]+$/i.test(req.url.split('?')[0] as string))
       return reply.sendFile('index.html');

@@ -61,6 +61,19 @@ describe('viewer: hostile requests', () => {
     }
   });
 
+  it('answers unknown API paths as JSON 404s however the path is spelled', async () => {
+    for (const path of ['/api/nope', '/%61pi/nope', '/%61%70%69/runs/run-1/nope', '/api/runs/run-1/cases/x/y/z']) {
+      const r = await rawGet(viewer.url, path);
+      expect(r.status, path).toBe(404);
+      expect(r.type, path).toMatch(/^application\/json/);
+      expect(JSON.parse(r.body).code, path).toBe('AEH_ERR_VIEWER_NOT_FOUND');
+    }
+    // The encoded spelling of a real route reaches that route.
+    const run = await rawGet(viewer.url, '/%61pi/runs/run-1');
+    expect(run.status).toBe(200);
+    expect(JSON.parse(run.body)).toMatchObject({ id: 'run-1' });
+  });
+
   it('keeps traversal spellings inside the web root and refuses a foreign Host', async () => {
     for (const path of [
       '/../package.json',
