@@ -11,6 +11,7 @@ import {
   fixed,
   fraction,
   humanize,
+  inconclusiveText,
   LAB_NOTE,
   pct,
   proportionText,
@@ -432,6 +433,7 @@ export function ControlChange({ s }: Props) {
         {`${p.significant_at_5pct ? ' (significant at 5%)' : ' (not significant at 5%)'}. Utility cost: benign utility `}
         <span className="nowrap">{`${u.benign_utility_difference >= 0 ? '+' : ''}${pct(u.benign_utility_difference)}`}</span>
         {`, false-block rate ${pct(u.protected_false_block_rate.value)}.`}
+        {inconclusiveText(p.inconclusive_scenarios) ? ` ${inconclusiveText(p.inconclusive_scenarios)}` : null}
       </p>
     </>
   );
