@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../../src/campaign/run.js';
 import { startDegenerateAgent } from '../../../src/conformance/agents.js';
 import { type EvidenceStore, openEvidenceStore } from '../../../src/evidence/store.js';
+import { renderText } from '../../../src/reports/text.js';
 import { soclabIsolated } from '../../helpers/cli.js';
 
 /*
@@ -52,6 +53,9 @@ describe('harness verdicts of degenerate agents', () => {
         const run = await runCampaign({ mode: 'protected', provider: 'http' }, { evidence, runDir: join(dir, kind) });
         const resisted = run.assessment.families[0]!.components.find((c) => c.name === 'attacks_resisted')!;
         expect(resisted.numerator).toBe(0);
+        // The reports' "attack results by difficulty" said every tier was resisted in every run.
+        expect(run.assessment.tiers.every((t) => t.resisted === 0)).toBe(true);
+        expect(renderText(run.scorecard)).toMatch(/high +0 of \d+ resisted in every run/);
         const attacks = journalResults(run.runDir).filter((r) => r.tags.includes('attack'));
         expect(attacks).toHaveLength(run.assessment.attack_runs);
         for (const r of attacks) {

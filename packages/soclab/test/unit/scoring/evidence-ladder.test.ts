@@ -54,6 +54,12 @@ describe('degenerate campaigns earn nothing', () => {
     const resisted = a.families[0]!.components.find((c) => c.name === 'attacks_resisted')!;
     expect(resisted.numerator).toBe(0);
     expect(a.utility.benign_utility.numerator).toBe(0);
+    // Nor does any difficulty tier read "resisted in every run".
+    expect(a.tiers.map((t) => [t.tier, t.resisted])).toEqual([
+      ['low', 0],
+      ['medium', 0],
+      ['high', 0],
+    ]);
   });
 
   it('a scenario whose runs all errored is not covered', () => {
