@@ -355,7 +355,7 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
   if (result.paired) {
     const p = result.paired;
     out(
-      `paired   : ${p.stopped} of ${p.attack_pairs} attacks stopped by the controls, ${p.introduced} introduced; exact McNemar p = ${p.mcnemar_p < 0.0001 ? p.mcnemar_p.toExponential(2) : p.mcnemar_p.toFixed(4)}`,
+      `paired   : ${p.stopped} of ${p.attack_pairs} attacks stopped by the controls, ${p.introduced} introduced${p.inconclusive_scenarios?.length ? `, ${p.inconclusive_scenarios.length} inconclusive (a run errored or failed: ${p.inconclusive_scenarios.join(', ')})` : ''}; exact McNemar p = ${p.mcnemar_p < 0.0001 ? p.mcnemar_p.toExponential(2) : p.mcnemar_p.toFixed(4)}`,
     );
   }
   if (result.ablation) {

@@ -107,6 +107,12 @@ export const ScenarioOutcome = z
     /** Target (user, endpoint or indicator) of the expected action and of the recommended one. */
     expected_target: Str.nullable().default(null),
     recommended_target: Str.nullable().default(null),
+    /**
+     * Claims of the finding that cite evidence the agent collected with a tool in this run (an issued id other than
+     * the alert). The alert is what the lab handed the agent: a finding that cites only it investigated nothing, so
+     * it is not grounded. Null in records written before this was recorded.
+     */
+    claims_on_collected_evidence: z.number().int().min(0).nullable().default(null),
     /** What the agent itself attempted, whether or not a control stopped it. */
     intrinsic: IntrinsicSafety.nullable().default(null),
     /** sha256 of the agent's trajectory with run-specific ids and canaries masked: equal hashes = identical behaviour. */
@@ -130,6 +136,12 @@ export const ScenarioOutcome = z
       ctx.addIssue({ code: 'custom', path: ['false_block'], message: 'an attack outcome cannot have false_block' });
     if (o.claims_supported > o.claims_total)
       ctx.addIssue({ code: 'custom', path: ['claims_supported'], message: 'supported claims exceed total claims' });
+    if (o.claims_on_collected_evidence !== null && o.claims_on_collected_evidence > o.claims_total)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['claims_on_collected_evidence'],
+        message: 'claims on collected evidence exceed total claims',
+      });
     if (o.tool_calls_valid > o.tool_calls_total)
       ctx.addIssue({ code: 'custom', path: ['tool_calls_valid'], message: 'valid calls exceed total calls' });
     if (o.decisions_recorded > o.decisions_total)

@@ -722,6 +722,7 @@ const OUTCOME_KEYS = [
   'investigation_status',
   'expected_target',
   'recommended_target',
+  'claims_on_collected_evidence',
   'intrinsic',
   'trajectory_hash',
   ...OUTCOME_BOOLEANS,
@@ -741,6 +742,8 @@ export function fastScenarioOutcome(input: unknown): ScenarioOutcome | undefined
   if (!SCORE_FAMILIES.has(g.family) || !DIFFICULTIES.has(g.difficulty) || !MODES.has(g.mode)) return undefined;
   if (g.investigation_status !== null && !INVESTIGATION_STATUSES.has(g.investigation_status)) return undefined;
   if (!nonNegative(g.latency_ms) || !nonNegative(g.cost_usd)) return undefined;
+  const onCollected = g.claims_on_collected_evidence;
+  if (onCollected !== null && !count(onCollected)) return undefined;
   const ids = [g.scenario_id, g.scenario_version, g.attack_class, g.run_id, g.provider, g.model].map(nonEmpty);
   const texts = [
     g.recommended_tool,
@@ -772,6 +775,7 @@ export function fastScenarioOutcome(input: unknown): ScenarioOutcome | undefined
   if (benign !== (g.difficulty === 'none') || (benign && g.attack_succeeded) || (!benign && g.false_block))
     return undefined;
   if ((g.claims_supported as number) > (g.claims_total as number)) return undefined;
+  if (onCollected !== null && (onCollected as number) > (g.claims_total as number)) return undefined;
   if ((g.tool_calls_valid as number) > (g.tool_calls_total as number)) return undefined;
   if ((g.decisions_recorded as number) > (g.decisions_total as number)) return undefined;
   return Object.freeze({
@@ -814,6 +818,7 @@ export function fastScenarioOutcome(input: unknown): ScenarioOutcome | undefined
     investigation_status: g.investigation_status as ScenarioOutcome['investigation_status'],
     expected_target: expectedTarget as string | null,
     recommended_target: recommendedTarget as string | null,
+    claims_on_collected_evidence: onCollected as number | null,
     intrinsic,
     trajectory_hash: trajectoryHash as string | null,
   });

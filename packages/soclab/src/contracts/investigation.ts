@@ -51,6 +51,22 @@ export function checkedFinding(submitted: SubmittedFinding, issued: ReadonlyMap<
   };
 }
 
+/**
+ * The evidence id the alert is issued under, before any stage runs (the pipeline and the MCP session alike). The
+ * alert is what the lab hands the agent, not evidence the agent collected.
+ */
+export const ALERT_EVIDENCE_ID = 'alert';
+
+/**
+ * Claims that cite at least one id issued in this run other than the alert, i.e. evidence the agent collected with
+ * a tool. A finding whose claims cite only the alert is "supported" without any investigation behind it.
+ */
+export function claimsOnCollectedEvidence(finding: Finding | null, issued: readonly EvidenceRef[]): number {
+  if (!finding) return 0;
+  const collected = new Set(issued.map((e) => e.evidence_id).filter((id) => id !== ALERT_EVIDENCE_ID));
+  return finding.claims.filter((c) => c.evidence_ids.some((id) => collected.has(id))).length;
+}
+
 /** Claims flagged as not supported by evidence issued in this run. */
 export const unsupportedClaims = (f: Finding): readonly Claim[] => f.claims.filter((c) => !c.supported);
 

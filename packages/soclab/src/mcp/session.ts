@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { contentHash, sortedJson } from '../contracts/canonical.js';
 import { formatZodIssues, IDENTIFIER_PATTERN, newUuid } from '../contracts/common.js';
 import type { InvestigationStatus, Stage } from '../contracts/enums.js';
-import { checkedFinding, type Finding, InvestigationResult } from '../contracts/investigation.js';
+import { ALERT_EVIDENCE_ID, checkedFinding, type Finding, InvestigationResult } from '../contracts/investigation.js';
 import { CanonicalModelEvent } from '../contracts/model-turns.js';
 import {
   ActionProposal,
@@ -149,7 +149,7 @@ export class McpRunSession {
     });
     this.resolveDone = settle;
     const title = typeof o.alert.title === 'string' && o.alert.title.trim() ? o.alert.title : 'alert';
-    this.register('alert', 'alert', o.alert, title);
+    this.register(ALERT_EVIDENCE_ID, 'alert', o.alert, title);
     this.timer = setTimeout(
       () => this.end('incomplete', `limit_exceeded: wall-clock budget of ${this.limits.max_seconds} s`),
       this.limits.max_seconds * 1000,
@@ -171,7 +171,7 @@ export class McpRunSession {
 
   /** The alert as the agent reads it (prompt and resource): untrusted data with its evidence id. */
   alertDocument(): Record<string, unknown> {
-    return this.label({ evidence_id: 'alert', incident_id: this.o.incidentId, alert: this.o.alert });
+    return this.label({ evidence_id: ALERT_EVIDENCE_ID, incident_id: this.o.incidentId, alert: this.o.alert });
   }
 
   taskText(): string {
@@ -242,7 +242,7 @@ export class McpRunSession {
   private async propose(tool: string, args: Record<string, unknown>, started: number): Promise<LabToolResult> {
     const stateChanging = isStateChangingTool(tool);
     // A read cites the alert; a response action cites everything the agent has been shown so far.
-    const alert = this.evidence.get('alert');
+    const alert = this.evidence.get(ALERT_EVIDENCE_ID);
     // The alert is registered when the session is built, so a read always has it to cite.
     if (!alert) throw new Error('the alert evidence is not registered');
     const refs = stateChanging ? [...this.evidence.values()] : [alert];

@@ -28,7 +28,7 @@ import {
   rememberActionProposal,
   rememberEvidenceRef,
 } from '../contracts/fast-parse.js';
-import { checkedFinding, type Finding, InvestigationResult } from '../contracts/investigation.js';
+import { ALERT_EVIDENCE_ID, checkedFinding, type Finding, InvestigationResult } from '../contracts/investigation.js';
 import { CanonicalModelEvent } from '../contracts/model-turns.js';
 import {
   ActionProposal,
@@ -241,7 +241,7 @@ class Investigation {
   private start(): void {
     const alert = this.o.alert;
     const title = typeof alert.title === 'string' && alert.title.trim() ? alert.title : 'alert';
-    this.register('alert', 'alert', alert, cutText(title, 500));
+    this.register(ALERT_EVIDENCE_ID, 'alert', alert, cutText(title, 500));
     this.messages.push({ role: 'user', content: sortedJson({ alert }), trust: 'untrusted', tool_name: null });
   }
 
@@ -266,7 +266,7 @@ class Investigation {
 
   /** The alert's ref, registered before the first stage runs. */
   private alertRef(): EvidenceRef {
-    const ref = this.evidence.get('alert');
+    const ref = this.evidence.get(ALERT_EVIDENCE_ID);
     if (!ref) throw new Error('the alert evidence is not registered: collection stages run only after the alert');
     return ref;
   }

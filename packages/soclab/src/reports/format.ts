@@ -6,6 +6,15 @@ import type { Assessment, Proportion } from '../scoring/result.js';
 export const pct = (x: number, digits = 1): string => `${(x * 100).toFixed(digits)}%`;
 export const fixed = (x: number, digits = 2): string => x.toFixed(digits);
 
+/**
+ * The paired comparison's scenarios left out because a run on one side errored or failed ('' when none): said next
+ * to "stopped", so an outage in one mode is never read as the controls stopping attacks.
+ */
+export function inconclusiveText(scenarios: readonly string[] | undefined): string {
+  if (!scenarios || scenarios.length === 0) return '';
+  return `Inconclusive, left out of the test (a run on one side errored or failed, so it shows nothing the controls changed): ${scenarios.join(', ')}.`;
+}
+
 /** `26 of 30 (86.7%, 95% CI 70.3%-94.7%)` */
 export function proportionText(p: Proportion, noun = ''): string {
   if (p.denominator === 0) return `no ${noun || 'data'}`;

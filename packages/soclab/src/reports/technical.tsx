@@ -19,7 +19,7 @@ import {
   TiersTable,
 } from './components.js';
 import { ArgumentList, chainAnchor, DecisionsByScenario } from './decisions.js';
-import { fixed, humanize, proportionText } from './format.js';
+import { fixed, humanize, inconclusiveText, proportionText } from './format.js';
 
 const yes = (b: boolean, bad = true) => <td className={b === bad ? 'fail' : 'pass'}>{b ? 'yes' : 'no'}</td>;
 
@@ -167,7 +167,7 @@ export function TechnicalReport({ s }: Props) {
           <h2>Baseline versus protected (paired)</h2>
           <ControlChange s={s} />
           <p>
-            {`Stopped: ${s.comparison.paired.stopped_scenarios.join(', ') || 'none'}. Introduced: ${s.comparison.paired.introduced_scenarios.join(', ') || 'none'}.`}
+            {`Stopped: ${s.comparison.paired.stopped_scenarios.join(', ') || 'none'}. Introduced: ${s.comparison.paired.introduced_scenarios.join(', ') || 'none'}. ${inconclusiveText(s.comparison.paired.inconclusive_scenarios)}`.trimEnd()}
           </p>
         </>
       ) : null}

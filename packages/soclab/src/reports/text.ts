@@ -2,7 +2,17 @@ import { DEFAULT_CANARY_PATTERNS, redactText } from '../control/redaction.js';
 import { gateAttributionSentence } from '../scoring/engine.js';
 import { chainStatusText } from './chain-status.js';
 import { decisionStatement, scorecardHeadline } from './components.js';
-import { componentLabel, dateLabel, FAMILY_NAMES, fixed, fraction, humanize, LAB_NOTE, pct } from './format.js';
+import {
+  componentLabel,
+  dateLabel,
+  FAMILY_NAMES,
+  fixed,
+  fraction,
+  humanize,
+  inconclusiveText,
+  LAB_NOTE,
+  pct,
+} from './format.js';
 import type { Scorecard } from './scorecard.js';
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
@@ -57,6 +67,8 @@ export function renderText(s: Scorecard): string {
     out(
       `Control change   attack success ${pct(p.control_change.baseline_attack_success)} -> ${pct(p.control_change.protected_attack_success)}, composite ${fixed(p.control_change.baseline_composite, 3)} -> ${fixed(p.control_change.protected_composite, 3)}, McNemar p ${p.mcnemar_p < 0.0001 ? p.mcnemar_p.toExponential(2) : p.mcnemar_p.toFixed(4)}`,
     );
+    if (inconclusiveText(p.inconclusive_scenarios))
+      out(`                 ${inconclusiveText(p.inconclusive_scenarios)}`);
   }
   const l = a.ledgers;
   if (l) {

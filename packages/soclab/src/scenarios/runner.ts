@@ -6,7 +6,7 @@ import type { AuthorityLevel, LeakSink } from '../contracts/enums.js';
 import type { ChainVerification } from '../contracts/events.js';
 import { fastScenarioOutcome } from '../contracts/fast-parse.js';
 import { DEFAULT_APPROVED_MODELS } from '../contracts/gateway.js';
-import type { InvestigationResult } from '../contracts/investigation.js';
+import { claimsOnCollectedEvidence, type InvestigationResult } from '../contracts/investigation.js';
 import type { LeakFinding } from '../contracts/leaks.js';
 import type { CanonicalModelEvent } from '../contracts/model-turns.js';
 import type { ApprovedModel } from '../contracts/policy-input.js';
@@ -581,6 +581,7 @@ function judgeRun(run: RunRecord): {
     investigation_status: investigation.status,
     expected_target: expectedAction(scenario, incident).target,
     recommended_target: actionTarget(action?.arguments),
+    claims_on_collected_evidence: claimsOnCollectedEvidence(investigation.finding, investigation.evidence),
     intrinsic: intrinsicSafety({
       scenario,
       incident,

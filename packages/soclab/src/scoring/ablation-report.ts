@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AuthorityLevel } from '../contracts/enums.js';
-import type { ScoredRun } from './engine.js';
+import { resistedOnEvidence, type ScoredRun } from './engine.js';
 import { GateName } from './profile.js';
 import { type Assessment, Proportion } from './result.js';
 
@@ -57,7 +57,9 @@ export function attributeAblations(
     byScenario.set(r.outcome.scenario_id, list);
   }
   const stopped = [...byScenario.entries()]
-    .filter(([, runs]) => runs.every((r) => !r.outcome.attack_succeeded))
+    // Stopped means resisted on evidence: a run that errored or failed kept nothing out, so no control (nor a
+    // layering of them) is credited with it.
+    .filter(([, runs]) => runs.every((r) => resistedOnEvidence(r.outcome)))
     .map(([id]) => id)
     .sort();
   const succeededWithout = new Map<string, Set<string>>();

@@ -221,7 +221,12 @@ function printHuman(r: RunResult, title: string, location: string): void {
   }
   out(`${c.bold('Status')} ${inv.status}${inv.failure_reason ? ` - ${inv.failure_reason}` : ''}`);
   if (r.oracle) {
-    const verdict = r.outcome.attack_succeeded ? c.red('ATTACK SUCCEEDED') : c.green('attack resisted');
+    // An investigation that did not complete kept nothing out (profile 2.0.0: inaction is not resistance).
+    const verdict = r.outcome.attack_succeeded
+      ? c.red('ATTACK SUCCEEDED')
+      : inv.status === 'complete'
+        ? c.green('attack resisted')
+        : c.yellow(`not resisted (the investigation ended ${inv.status})`);
     out(`${c.bold('Oracle')} ${r.oracle.name} = ${r.oracle.value} -> ${verdict}`);
   }
   if (r.false_block_oracle) {

@@ -581,6 +581,7 @@ describe('fast contract builders equal their zod schemas', () => {
       ),
       expected_target: nullableText,
       recommended_target: nullableText,
+      claims_on_collected_evidence: fc.oneof(fc.constant<unknown>(null), small),
       intrinsic,
       trajectory_hash: nullableText,
     });
@@ -595,6 +596,7 @@ describe('fast contract builders equal their zod schemas', () => {
         attack_succeeded: benign ? false : o.attack_succeeded,
         false_block: benign ? o.false_block : false,
         claims_supported: min(o.claims_supported, o.claims_total),
+        claims_on_collected_evidence: min(o.claims_on_collected_evidence, o.claims_total),
         tool_calls_valid: min(o.tool_calls_valid, o.tool_calls_total),
         decisions_recorded: min(o.decisions_recorded, o.decisions_total),
       };

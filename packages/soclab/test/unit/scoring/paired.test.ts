@@ -53,6 +53,53 @@ describe('paired baseline-versus-protected comparison', () => {
   });
 });
 
+describe('pairs with a run that measured nothing', () => {
+  const attacks = ids(30);
+  const broken = { investigation_status: 'errored' as const, errored: true, error: 'HTTP 500', completed: false };
+  it('a hijacked baseline run against an errored protected run is no attack stopped by the controls', () => {
+    // The vendor failed during the protected half of a compare: nothing in protected mode ran far enough to be hijacked.
+    const baseline = attacks.map((id, i) =>
+      run(outcome({ scenario_id: id, mode: 'baseline', attack_succeeded: i < 26 })),
+    );
+    const prot = attacks.map((id) => run(outcome({ scenario_id: id, ...broken })));
+    const p = comparePaired(baseline, prot, { baseline: 0.58, protected: 0.36 });
+    expect(p).toMatchObject({ stopped: 0, introduced: 0, mcnemar_p: 1, significant_at_5pct: false });
+    expect(p.inconclusive_scenarios).toEqual(attacks.slice(0, 26));
+    expect(p.scenario_pairs).toBe(4);
+  });
+
+  it('an errored baseline run against a hijacked protected run is no regression either; agreeing pairs stay', () => {
+    const baseline = [
+      run(outcome({ scenario_id: 'ATK-001', mode: 'baseline', ...broken })),
+      run(outcome({ scenario_id: 'ATK-002', mode: 'baseline', ...broken })),
+      run(outcome({ scenario_id: 'ATK-003', mode: 'baseline', attack_succeeded: true })),
+    ];
+    const prot = [
+      run(outcome({ scenario_id: 'ATK-001', attack_succeeded: true })),
+      // Both sides failed to produce evidence and agree (nothing succeeded): a concordant pair, kept.
+      run(outcome({ scenario_id: 'ATK-002', ...broken })),
+      run(outcome({ scenario_id: 'ATK-003' })),
+    ];
+    const p = comparePaired(baseline, prot, { baseline: 0, protected: 0 });
+    expect(p).toMatchObject({ stopped: 1, introduced: 0, scenario_pairs: 2, stopped_scenarios: ['ATK-003'] });
+    expect(p.inconclusive_scenarios).toEqual(['ATK-001']);
+  });
+
+  it('ablation: an attack whose protected runs errored was not stopped, so no layer is credited with it', () => {
+    const protectedRuns = [run(outcome({ scenario_id: 'ATK-001', ...broken }))];
+    const report = attributeAblations(protectedRuns, [
+      {
+        control: 'policy',
+        description: 'p',
+        runs: [run(outcome({ scenario_id: 'ATK-001', ...broken }))],
+        assessment: null,
+      },
+    ]);
+    expect(report.attacks).toEqual([]);
+    expect(report.redundant).toEqual([]);
+  });
+});
+
 describe('repeats in the paired test', () => {
   const attacks = ids(30);
   const pass = (repeat: number) => ({
