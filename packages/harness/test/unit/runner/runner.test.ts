@@ -96,6 +96,26 @@ describe('AgentRunner', () => {
     expect(JSON.stringify(full)).not.toContain('late reply');
   });
 
+  it('a timeout longer than a timer can hold (--timeout 1e12, timeout: 1e9) does not time out at once', async () => {
+    const agent = {
+      async run(input: unknown) {
+        await new Promise((r) => setTimeout(r, 20));
+        return { output: input };
+      },
+    };
+    for (const timeout of [1e12, 1e9, 2_147_484]) {
+      const runner = new AgentRunner(agent as never, {
+        evaluators: [{ name: 't_equals', options: {}, weight: 1 }],
+        timeout,
+      });
+      const out = await runner.run([tc('a', 'hi'), tc('b', 'yo', { timeout })]);
+      expect(out.results.map((r) => [r.status, r.output.error ?? null])).toEqual([
+        ['passed', null],
+        ['passed', null],
+      ]);
+    }
+  });
+
   it('a cancelled run records what finished and drops a case in flight, even one that ignores its signal', async () => {
     let sawAbort = false;
     const run = new AbortController();
