@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadBuiltins } from '../../../src/cli/common.js';
 import type { SuiteLike } from '../../../src/core/suite.js';
 import type { TestCase } from '../../../src/core/testcase.js';
 import { AgentRunner } from '../../../src/runner/agent-runner.js';
@@ -263,6 +264,32 @@ describe('runExperiment', () => {
     const idx = indexJournal(res.journalPath);
     expect(idx.results).toHaveLength(3);
     expect(idx.end?.state).toBe('completed');
+  });
+
+  it('a run with no case runs passes no threshold (error_rate, latency, reliability read 0 / 100% of nothing)', async () => {
+    await loadBuiltins();
+    const dir = mkdtempSync(join(tmpdir(), 'aeh-run-'));
+    const res = await runExperiment({
+      suite: suiteOf([], {
+        metrics: ['error_rate', 'latency', 'reliability'],
+        thresholds: {
+          error_rate: { maximum: 0.1, on: 'value' },
+          latency: { maximum: 2, on: 'value' },
+          reliability: { minimum: 0.9, on: 'value' },
+        },
+      }),
+      agent: scriptedAgent(),
+      outDir: join(dir, 'run'),
+    });
+    expect(res.state).toBe('completed');
+    expect(res.thresholds?.passed).toBe(false);
+    expect(res.thresholds?.violations.map((v) => [v.metric_name, v.condition])).toEqual([
+      ['error_rate', 'missing'],
+      ['latency', 'missing'],
+      ['reliability', 'missing'],
+    ]);
+    expect(res.thresholds?.violations[0]?.message).toMatch(/no case runs/);
+    expect(res.exitCode).toBe(1);
   });
 
   it('fails before any case runs when an evaluator setup check fails', async () => {
