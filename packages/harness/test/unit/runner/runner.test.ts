@@ -345,4 +345,26 @@ describe('runExperiment', () => {
     expect(exp.results.map((r: { test_id: string }) => r.test_id)).toEqual(['a', 'b', 'c']);
     expect(second.metrics.t_pass_rate?.value).toBe(1);
   });
+
+  it('refuses to resume a run of another suite, or a folder with no run, before anything runs (exit 2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aeh-run-'));
+    const calls: { input: string; attempt: number }[] = [];
+    const first = await runExperiment({
+      suite: suiteOf([tc('a', 'one')]),
+      agent: scriptedAgent(calls),
+      outDir: join(dir, 'run'),
+    });
+    const journalBefore = readFileSync(first.journalPath, 'utf8');
+    const other = suiteOf([tc('a', 'one'), tc('b', 'two')], { name: 'another suite' });
+    const resumed = runExperiment({ suite: other, agent: scriptedAgent(calls), resume: first.runDir });
+    await expect(resumed).rejects.toMatchObject({
+      name: 'RunSetupError',
+      code: 'AEH_ERR_RUN_SETUP',
+      message: expect.stringMatching(/run of suite 'unit suite', not 'another suite'/),
+    });
+    expect(readFileSync(first.journalPath, 'utf8')).toBe(journalBefore);
+    const missing = runExperiment({ suite: other, agent: scriptedAgent(calls), resume: join(dir, 'nope') });
+    await expect(missing).rejects.toMatchObject({ name: 'RunSetupError', message: /no journal\.jsonl/ });
+    expect(calls.map((c) => c.input)).toEqual(['one']);
+  });
 });
