@@ -17,7 +17,7 @@ import {
 } from '../evaluators/base.js';
 import { metricRegistry } from '../metrics/base.js';
 import { importModule } from '../plugins/import.js';
-import { closest, type PluginBase } from '../plugins/registry.js';
+import { closest, levenshtein, type PluginBase } from '../plugins/registry.js';
 import { registerCredentialPositions, SecretScrubber } from '../secrets/scrubber.js';
 import { caseContentId } from './hash.js';
 import { type InterpolationIssue, interpolateEnv } from './interpolate.js';
@@ -498,7 +498,8 @@ function mapZodIssues(
       // A misspelt field names the one it was probably meant to be, like a misspelt plugin name does.
       const known = knownKeysAt(root, path);
       for (const key of issue.keys) {
-        const near = closest(key, known);
+        // Not a suggestion that rewrites the whole key (`<<` is no typo of `id`).
+        const near = [closest(key, known)].find((n) => n !== undefined && levenshtein(key, n) < key.length);
         const hint = near ? `; did you mean '${near}'?` : '';
         out.push(locate([...path, key], `unknown field '${key}'${hint}`, { key: true }));
       }

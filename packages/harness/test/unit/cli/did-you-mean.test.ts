@@ -55,7 +55,7 @@ describe('"did you mean" on every name lookup (degenerate input first)', () => {
         'thresholds: { success_rate: { minimun: 0.5 } }',
         'tests:',
         '  - { id: a, input: hi, expcted: hi, evaluators: [{ name: contains, wieght: 2 }] }',
-        '  - { id: b, input: hi, zzzzzzzz: 1 }',
+        '  - { id: b, input: hi, zzzzzzzz: 1, "<<": x }',
         '',
       ].join('\n'),
     );
@@ -68,5 +68,6 @@ describe('"did you mean" on every name lookup (degenerate input first)', () => {
     expect(text).toMatch(/^8:25 tests\.0\.expcted: unknown field 'expcted'; did you mean 'expected'\?$/m);
     expect(text).toMatch(/tests\.0\.evaluators\.0\.wieght: unknown field 'wieght'; did you mean 'weight'\?$/m);
     expect(text).toMatch(/tests\.1\.zzzzzzzz: unknown field 'zzzzzzzz'$/m);
+    expect(text).toMatch(/tests\.1\.<<: unknown field '<<'$/m);
   });
 });
