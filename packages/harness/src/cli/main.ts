@@ -15,6 +15,7 @@ import * as runs from './commands/runs.js';
 import * as validate from './commands/validate.js';
 import * as view from './commands/view.js';
 import * as worker from './commands/worker.js';
+import { EXIT, wantsJson } from './common.js';
 import { type CommandModule, createProgram, runProgram } from './program.js';
 
 /**
@@ -51,7 +52,28 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
-  await runProgram(buildProgram(), argv, async (err) => (await import('./common.js')).fail(err));
+  const program = buildProgram();
+  codeUsageErrors(program, argv);
+  await runProgram(program, argv, async (err) => (await import('./common.js')).fail(err));
+}
+
+/**
+ * The option parser's own usage errors (unknown option, bad flag value) read like every other harness error: the
+ * code first (`harness: [AEH_ERR_CLI] ...`), and one JSON object on stdout with --json / --format json
+ * (docs/errors.md). They used to print commander's bare `error: ...` and nothing on stdout for a JSON consumer.
+ */
+function codeUsageErrors(command: Command, argv: readonly string[]): void {
+  command.configureOutput({
+    outputError: (text, write) => {
+      const message = text.replace(/^error: /, '').trimEnd();
+      write(`harness: [AEH_ERR_CLI] ${message}\n`);
+      if (wantsJson(argv)) {
+        const error = { code: 'AEH_ERR_CLI', message, exit_code: EXIT.usage };
+        process.stdout.write(`${JSON.stringify({ error })}\n`);
+      }
+    },
+  });
+  for (const sub of command.commands) codeUsageErrors(sub as Command, argv);
 }
 
 await main();

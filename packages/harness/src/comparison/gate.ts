@@ -140,6 +140,8 @@ export function applyGate(
     if (gated && verdict === 'worse_not_significant' && bound !== undefined && worse > bound + EPSILON) {
       inconclusive.push(inconclusiveFor(measure, bound, alpha / Math.max(1, gatedCount)));
     }
+    // No paired cases (runs of different suites, an empty run) is no evidence: it used to read "Gate passed".
+    if (gated && verdict === 'no_data') inconclusive.push(noDataFor(measure, bound ?? 0));
     return measure;
   });
   const status = violations.length > 0 ? 'failed' : inconclusive.length > 0 ? 'inconclusive' : 'passed';
@@ -166,6 +168,20 @@ function boundFor(spec: ToleranceSpec, name: string, baseline: number): number |
         (name.startsWith('score:') && spec['score:*'] !== undefined) ||
         (isRateLike(name) && spec['*'] !== undefined);
   return applies ? toleranceFor(spec, name, baseline) : undefined;
+}
+
+function noDataFor(m: PairedMeasure, bound: number): GateInconclusive {
+  return {
+    measure: m.name,
+    worse_by: 0,
+    bound,
+    n: 0,
+    p_value: null,
+    units_needed: null,
+    message:
+      `${m.name}: no paired cases to compare (the runs share no case run that is neither skipped nor ` +
+      `quarantined, or the measure was not recorded on either side). Not a pass: compare two runs of the same suite.`,
+  };
 }
 
 function inconclusiveFor(m: PairedMeasure, bound: number, alphaPerMeasure: number): GateInconclusive {

@@ -96,7 +96,7 @@ export function comparisonConsole(c: ExperimentComparison, options: ComparisonCo
   if (g.status === 'inconclusive') {
     lines.push(
       paint.yellow(
-        `Gate inconclusive: ${g.inconclusive.length} gated measure${g.inconclusive.length === 1 ? '' : 's'} dropped past the practical bound without a significant test.`,
+        `Gate inconclusive: ${g.inconclusive.length} gated measure${g.inconclusive.length === 1 ? '' : 's'} dropped past the practical bound without a significant test, or had no paired cases.`,
       ),
     );
     for (const v of g.inconclusive) lines.push(`  - ${v.message}`);

@@ -41,7 +41,7 @@ export function comparisonMarkdown(c: ExperimentComparison, options: ComparisonM
       : `worse by more than the tolerance and significant at α = ${gate.alpha}, Holm-corrected`;
   out.push(
     gate.status === 'inconclusive'
-      ? `**⚠️ Gate inconclusive** — a gated measure dropped past the practical bound, too few cases to call it significant.`
+      ? `**⚠️ Gate inconclusive** — a gated measure dropped past the practical bound with too few cases to call it significant, or had no paired cases.`
       : gate.passed
         ? `**✅ Gate passed** — no gated measure regressed (${rule}).`
         : `**❌ Gate failed** — ${gate.violations.length} regression${gate.violations.length === 1 ? '' : 's'} (${rule}).`,

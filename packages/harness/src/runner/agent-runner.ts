@@ -19,6 +19,9 @@ import { backoffDelay, DEFAULT_RETRY, RetryBudget, type RetryPolicy } from './re
 import { runPool } from './scheduler.js';
 import { slimResult } from './slim.js';
 
+/** The longest delay setTimeout honours (a signed 32-bit count of milliseconds). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface RunnerOptions {
   /** Evaluators for cases that name none of their own (a case's own list replaces these). */
   evaluators?: EvaluatorConfig[];
@@ -230,8 +233,10 @@ export class AgentRunner {
           finish('cancelled');
         })
       : undefined;
+    // setTimeout holds at most 2^31-1 ms (~24.8 days) and fires a longer delay after 1 ms, which timed out every case
+    // of `--timeout 1e12`; a timeout too long for a timer can never fire in practice, so it sets none.
     const timer =
-      timeoutS && timeoutS > 0
+      timeoutS && timeoutS > 0 && Math.ceil(timeoutS * 1000) <= MAX_TIMER_MS
         ? setTimeout(
             () => {
               ctrl.abort(new CaseAborted('timeout'));

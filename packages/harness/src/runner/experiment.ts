@@ -267,9 +267,11 @@ export async function openRunFolder(scope: RunScope): Promise<OpenRun> {
     const target = resolve(options.resume);
     const runDir = target.endsWith('.jsonl') ? resolve(target, '..') : target;
     const journalPath = join(runDir, JOURNAL_FILE);
+    // A resume target that is not a run, or a run of another suite, is a setup error (exit 2, nothing ran): it
+    // used to exit 3 for a mistyped folder, and to append another suite's results to the run silently.
     if (!existsSync(journalPath)) {
       await prepared.close();
-      throw new Error(`cannot resume: no ${JOURNAL_FILE} in ${runDir}`);
+      throw new RunSetupError(`cannot resume: no ${JOURNAL_FILE} in ${runDir}`);
     }
     // One writer per run folder: taken before the journal is read, so no other process appends after that.
     const lock = await lockRunFolder(runDir, prepared.close);
@@ -279,7 +281,14 @@ export async function openRunFolder(scope: RunScope): Promise<OpenRun> {
     if (!index.header) {
       lock.release();
       await prepared.close();
-      throw new Error(`cannot resume: ${journalPath} has no header line`);
+      throw new RunSetupError(`cannot resume: ${journalPath} has no header line`);
+    }
+    if (index.header.suite.name !== suite.name) {
+      lock.release();
+      await prepared.close();
+      throw new RunSetupError(
+        `cannot resume ${runDir}: it is a run of suite '${index.header.suite.name}', not '${suite.name}'`,
+      );
     }
     const header: ExperimentHeader = { ...index.header, state: 'running', finished_at: null };
     const runTrace = options.tracer?.startRun(header);

@@ -24,6 +24,9 @@ export async function runPool<T>(
     return p;
   };
 
+  // Lanes are started one at a time, each when the previous one got an item, never `limit` of them up front:
+  // `--concurrency 1e9` used to allocate a billion lanes and run out of memory before the first case.
+  const lanes: Promise<void>[] = [];
   const lane = async (): Promise<void> => {
     while (!exhausted && failure === null && !signal?.aborted) {
       let item: IteratorResult<T>;
@@ -38,6 +41,7 @@ export async function runPool<T>(
         return;
       }
       if (signal?.aborted) return;
+      if (lanes.length < limit) lanes.push(lane());
       try {
         await worker(item.value);
       } catch (err) {
@@ -47,7 +51,9 @@ export async function runPool<T>(
     }
   };
 
-  await Promise.all(Array.from({ length: limit }, lane));
+  lanes.push(lane());
+  // Lanes never reject (they record `failure`), and one may start another while awaited: walk the growing list.
+  for (let i = 0; i < lanes.length; i++) await lanes[i];
   if (!exhausted) await iterator.return?.();
   if (failure !== null) throw failure;
 }

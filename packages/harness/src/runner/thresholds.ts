@@ -5,7 +5,7 @@ type RuleInput = Partial<ThresholdRule> & Pick<ThresholdRule, 'minimum' | 'maxim
 /**
  * Check metric results against threshold rules. `on` picks the figure that must clear the bar: the point
  * estimate, or a bound of the metric's confidence interval. A rule whose metric is missing, errored, or has
- * no interval when one is required fails (a gate never passes on absent evidence).
+ * no interval when one is required, or a sample size of 0, fails (a gate never passes on absent evidence).
  */
 export function checkThresholds(
   metrics: Readonly<Record<string, MetricResult>>,
@@ -37,6 +37,12 @@ export function checkThresholds(
     }
     if (metric.error) {
       missing(`metric failed: ${metric.error}`);
+      continue;
+    }
+    // An empty run reports error_rate 0, latency 0 and reliability 100% (docs/metrics.md); those are figures of
+    // nothing, and a gate on them passed a run in which no case ran.
+    if (metric.sample_size === 0) {
+      missing('no case runs to measure (sample size 0)');
       continue;
     }
     let actual: number;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { adapterRegistry } from '../adapters/base.js';
 import { errorMessage } from '../core/errors.js';
 import type { ThresholdRule } from '../core/experiment.js';
@@ -17,7 +17,7 @@ import {
 } from '../evaluators/base.js';
 import { metricRegistry } from '../metrics/base.js';
 import { importModule } from '../plugins/import.js';
-import type { PluginBase } from '../plugins/registry.js';
+import { closest, levenshtein, type PluginBase } from '../plugins/registry.js';
 import { registerCredentialPositions, SecretScrubber } from '../secrets/scrubber.js';
 import { caseContentId } from './hash.js';
 import { type InterpolationIssue, interpolateEnv } from './interpolate.js';
@@ -108,7 +108,7 @@ export async function validateSuite(
   // Top-level fields; cases are validated one by one below so one bad case hides nothing else.
   const { tests: rawTests, ...top } = raw;
   const parsed = SuiteFile.safeParse(top);
-  if (!parsed.success) issues.push(...mapZodIssues(parsed.error.issues, [], locate));
+  if (!parsed.success) issues.push(...mapZodIssues(parsed.error.issues, [], locate, SuiteFile));
   if (checkPlugins) checkPluginNames(raw, locate, issues);
   // Cross-field checks on a valid shape only: with a schema error elsewhere, `metrics` is not known and every
   // reference would be reported as "not in metrics" on top of the real problem.
@@ -485,12 +485,24 @@ export function toEvaluatorConfig(e: SuiteEvaluator): EvaluatorConfig {
 }
 
 /** Turn zod issues into located issues; union failures report the branch that matches the value's shape. */
-function mapZodIssues(zodIssues: readonly z.core.$ZodIssue[], prefix: PathKey[], locate: Locate): SuiteIssue[] {
+function mapZodIssues(
+  zodIssues: readonly z.core.$ZodIssue[],
+  prefix: PathKey[],
+  locate: Locate,
+  root: z.ZodType,
+): SuiteIssue[] {
   const out: SuiteIssue[] = [];
   for (const issue of zodIssues) {
     const path = [...prefix, ...(issue.path as PathKey[])];
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push(locate([...path, key], `unknown field '${key}'`, { key: true }));
+      // A misspelt field names the one it was probably meant to be, like a misspelt plugin name does.
+      const known = knownKeysAt(root, path);
+      for (const key of issue.keys) {
+        // Not a suggestion that rewrites the whole key (`<<` is no typo of `id`).
+        const near = [closest(key, known)].find((n) => n !== undefined && levenshtein(key, n) < key.length);
+        const hint = near ? `; did you mean '${near}'?` : '';
+        out.push(locate([...path, key], `unknown field '${key}'${hint}`, { key: true }));
+      }
     } else if (issue.code === 'invalid_union' && issue.errors.length > 0) {
       const branch =
         issue.errors.find((b) => !b.some((i) => i.path.length === 0 && i.code === 'invalid_type')) ??
@@ -501,7 +513,7 @@ function mapZodIssues(zodIssues: readonly z.core.$ZodIssue[], prefix: PathKey[],
           b.map((i) => (i.code === 'invalid_type' ? String(i.expected) : 'value')),
         );
         out.push(locate(path, `expected ${[...new Set(expected)].join(' or ')}`));
-      } else out.push(...mapZodIssues(branch, path, locate));
+      } else out.push(...mapZodIssues(branch, path, locate, root));
     } else if (path.length === 1 && path[0] === 'version' && issue.code === 'invalid_value') {
       // YAML reads `version: 1.0` as the number 1.
       out.push(
@@ -512,6 +524,28 @@ function mapZodIssues(zodIssues: readonly z.core.$ZodIssue[], prefix: PathKey[],
     }
   }
   return out;
+}
+
+/** The field names the schema accepts for the object at `path` (through optional, arrays, records and unions). */
+function knownKeysAt(root: z.ZodType, path: readonly PathKey[]): string[] {
+  const unwrap = (n: z.ZodType): z.ZodType[] => {
+    if (n instanceof z.ZodOptional || n instanceof z.ZodNullable || n instanceof z.ZodDefault)
+      return unwrap(n.unwrap() as z.ZodType);
+    if (n instanceof z.ZodUnion) return (n.options as z.ZodType[]).flatMap(unwrap);
+    return [n];
+  };
+  let nodes = unwrap(root);
+  for (const key of path) {
+    const next: z.ZodType[] = [];
+    for (const n of nodes) {
+      if (n instanceof z.ZodObject && typeof key === 'string' && Object.hasOwn(n.shape, key))
+        next.push(n.shape[key] as z.ZodType);
+      else if (n instanceof z.ZodArray && typeof key === 'number') next.push(n.element as z.ZodType);
+      else if (n instanceof z.ZodRecord) next.push(n.valueType as z.ZodType);
+    }
+    nodes = next.flatMap(unwrap);
+  }
+  return [...new Set(nodes.flatMap((n) => (n instanceof z.ZodObject ? Object.keys(n.shape) : [])))];
 }
 
 function splitPath(p: string): PathKey[] {
@@ -601,7 +635,7 @@ function buildCase(
   }
   const parsed = SuiteCase.safeParse(value);
   if (!parsed.success) {
-    issues.push(...mapZodIssues(parsed.error.issues, [], raw.locate));
+    issues.push(...mapZodIssues(parsed.error.issues, [], raw.locate, SuiteCase));
     return null;
   }
   const c = parsed.data;

@@ -54,7 +54,9 @@ function parseGuarded(
   lines: LineCounter,
 ): { doc: Document; problem: SourceProblem | null; hasAliases: boolean } {
   const parser = new Parser(lines.addNewLine);
-  const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
+  // No tag is resolved (YAML 1.1's !!binary, !!timestamp, !!set included): an unresolved tag is a warning, which
+  // syntaxIssues reports. They used to turn a case input into a Buffer, a Date or a Set, or (`!custom hi`) be dropped.
+  const composer = new Composer({ prettyErrors: false, uniqueKeys: true, resolveKnownTags: false });
   let hasAliases = false;
   function* tokens() {
     lines.addNewLine(0); // as Parser.parse does: line 1 starts at offset 0
@@ -146,9 +148,10 @@ export class PositionedDocument {
       });
       return out;
     }
-    for (const e of [...this.doc.errors]) {
+    const tags = this.doc.warnings.filter((w) => w.code === 'TAG_RESOLVE_FAILED');
+    for (const e of [...this.doc.errors, ...tags]) {
       let { line, col } = this.lines.linePos(e.pos[0]);
-      let message = `syntax error: ${describeYamlError(e.code, e.message)}`;
+      let message = `syntax error: ${e.code === 'TAG_RESOLVE_FAILED' ? unsupportedTag(this.text, e.pos[0]) : describeYamlError(e.code, e.message)}`;
       if (e.code === 'BLOCK_AS_IMPLICIT_KEY' || e.code === 'MULTILINE_IMPLICIT_KEY') {
         // The parser notices at the end of the previous value; the culprit is the next, over-indented line.
         const next = this.#nextContentLine(line);
@@ -237,4 +240,10 @@ function describeYamlError(code: string, message: string): string {
     default:
       return first;
   }
+}
+
+/** The message for a YAML tag (`!!binary`, `!custom`) as written at `offset`: suite files hold plain data only. */
+function unsupportedTag(text: string, offset: number): string {
+  const [tag] = /^!\S*/.exec(text.slice(offset)) ?? ['tag'];
+  return `unsupported YAML tag ${tag}: suite and case files hold plain data (strings, numbers, booleans, null, lists, mappings)`;
 }

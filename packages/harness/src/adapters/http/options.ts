@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorMessage } from '../../core/errors.js';
 import { LimitOptionsShape } from '../rate-limit.js';
+import { timeoutSeconds } from '../timeouts.js';
 import { AuthOptions } from './auth.js';
 import { compileJsonPath } from './json-path.js';
 import { checkMapping, ResponseMapping } from './mapping.js';
@@ -37,8 +38,8 @@ export const HttpOptions = z
     /** Statuses treated as replies; anything else is an adapter error. */
     accept_status: z.array(StatusSpec).min(1).default(['2xx']),
     /** Whole-request timeout (the runner's per-case timeout applies as well). */
-    timeout: z.number().positive().optional(),
-    connect_timeout: z.number().positive().default(10),
+    timeout: timeoutSeconds().optional(),
+    connect_timeout: timeoutSeconds().default(10),
     /** Largest reply accepted, in bytes (default 10 MB). */
     max_response_bytes: z
       .number()

@@ -3,6 +3,7 @@ import { AuthOptions } from '../http/auth.js';
 import { checkMapping, ResponseMapping } from '../http/mapping.js';
 import { checkTemplate } from '../http/template.js';
 import { LimitOptionsShape } from '../rate-limit.js';
+import { timeoutSeconds } from '../timeouts.js';
 
 /** Options of the `mcp` adapter (see docs/adapters.md). Durations are in seconds. */
 export const McpOptions = z
@@ -32,8 +33,8 @@ export const McpOptions = z
     /** tools mode: a tool reporting isError is recorded (default) or makes the case an adapter error. */
     tool_errors: z.enum(['record', 'fail']).default('record'),
     /** Per tool call. */
-    call_timeout: z.number().positive().default(60),
-    connect_timeout: z.number().positive().default(30),
+    call_timeout: timeoutSeconds().default(60),
+    connect_timeout: timeoutSeconds().default(30),
     ...LimitOptionsShape,
   })
   .superRefine((o, ctx) => {

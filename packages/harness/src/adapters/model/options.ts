@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkTemplate } from '../http/template.js';
 import { LimitOptionsShape } from '../rate-limit.js';
+import { timeoutSeconds } from '../timeouts.js';
 
 const Identifier = z.string().regex(/^[a-z][a-z0-9_]*$/, 'must match ^[a-z][a-z0-9_]*$');
 
@@ -41,7 +42,7 @@ export const ModelOptions = z
     max_output_tokens: z.number().int().min(1).default(1024),
     temperature: z.number().min(0).max(2).default(0),
     /** Seconds per call. */
-    timeout: z.number().positive().optional(),
+    timeout: timeoutSeconds().optional(),
     /**
      * Scripted replies for the `mock` provider: the first entry whose `match` is a substring of the last message
      * answers (no `match`: always). Replies use the MockProvider reply shape (text, structured, tool_call, usage...).

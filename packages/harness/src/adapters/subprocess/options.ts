@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkTemplate } from '../http/template.js';
 import { LimitOptionsShape } from '../rate-limit.js';
+import { MAX_TIMER_SECONDS, timeoutSeconds } from '../timeouts.js';
 
 /** Options of the `subprocess` adapter (see docs/adapters.md). Durations are in seconds. */
 export const SubprocessOptions = z
@@ -23,9 +24,9 @@ export const SubprocessOptions = z
     /** Parent environment variables the child may see (by name). */
     env_allow: z.array(z.string().min(1)).optional(),
     /** per_case: kill the process group after this long; jsonl: per-request limit. */
-    timeout: z.number().positive().optional(),
+    timeout: timeoutSeconds().optional(),
     /** Time between SIGTERM and SIGKILL. */
-    kill_grace: z.number().min(0).default(2),
+    kill_grace: z.number().min(0).max(MAX_TIMER_SECONDS).default(2),
     /** jsonl: restart the process when a request times out or is cancelled (it may be stuck). */
     restart_on_timeout: z.boolean().default(true),
     /** Largest stdout accepted, in bytes (default 10 MB). */

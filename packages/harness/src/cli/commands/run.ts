@@ -1,5 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { Agent } from '../../adapters/base.js';
+import { errorMessage } from '../../core/errors.js';
 import type { ExperimentView } from '../../core/view.js';
 import type { RunExperimentOptions, RunExperimentResult } from '../../runner/experiment.js';
 import type { LoadedSuite } from '../../suites/loader.js';
@@ -318,9 +319,14 @@ export async function executeRun(
     });
   }
 
+  // A reporter that fails is reported after the rest: the other reports, the summary and the index entry are
+  // still written (they used to be skipped, losing work the run had done).
+  let reportFailure: unknown = null;
   try {
     const shown = request.verbosity === 'quiet' ? reporters.filter((r) => r.name !== 'console') : reporters;
-    await writeReports(result.view, shown, result.runDir, (t) => suite.redactor.text(t));
+    await writeReports(result.view, shown, result.runDir, (t) => suite.redactor.text(t)).catch((err: unknown) => {
+      reportFailure = err;
+    });
     const { failureSummary } = await import('../daily-loop.js');
     const summary = await failureSummary(result.view);
     if (request.verbosity === 'quiet') summary.unshift(await resultLine(result.view));
@@ -334,6 +340,7 @@ export async function executeRun(
     result.releaseLock();
   }
   process.stderr.write(`run folder: ${relativeToCwd(result.runDir)}\n`);
+  if (reportFailure !== null) throw reportFailure;
   if (stoppedAtMaxfail) {
     process.stderr.write(
       `stopped after ${request.maxfail} failed or errored case run${request.maxfail === 1 ? '' : 's'} (--maxfail ${request.maxfail}); rerun them with --last-failed\n`,
@@ -485,13 +492,26 @@ export async function writeReports(
   scrub: (t: string) => string,
 ): Promise<void> {
   const { join } = await import('node:path');
+  // Every reporter gets its turn even when one before it fails; the failures are thrown together at the end,
+  // each naming its reporter and file.
+  const failures: string[] = [];
+  let first: unknown = null;
   for (const r of reporters) {
-    if (r.name === 'console') {
-      process.stdout.write(scrub(await r.report(view)));
-      continue;
+    const dest = r.name === 'console' ? null : join(runDir, `report.${r.extension}`);
+    try {
+      if (dest === null) process.stdout.write(scrub(await r.report(view)));
+      else await r.report(view, dest);
+    } catch (err) {
+      first ??= err;
+      failures.push(`${r.name} report ${dest === null ? '(stdout)' : `(${dest})`}: ${scrub(errorMessage(err))}`);
     }
-    const dest = join(runDir, `report.${r.extension}`);
-    await r.report(view, dest);
+  }
+  if (failures.length > 0) {
+    throw new Error(
+      `${failures.length === 1 ? 'a report' : `${failures.length} reports`} could not be written (the run is stored ` +
+        `in ${runDir}; rewrite with harness export): ${failures.join('; ')}`,
+      { cause: first },
+    );
   }
 }
 

@@ -42,4 +42,19 @@ describe('harness CLI error codes', () => {
     });
     expect(r.stderr).toBe("harness: [AEH_ERR_RUN_LOOKUP] no stored run matches 'nope'\n");
   });
+
+  it('a bad flag value or an unknown option (found by the option parser) has the code and the JSON form too', async () => {
+    const limit = await harnessAsync(['runs', 'list', '--json', '--limit', 'abc', '--runs-dir', dir], dir, {});
+    expect(limit.code).toBe(2);
+    expect(limit.stderr).toMatch(/^harness: \[AEH_ERR_CLI\] option '-n, --limit <n>' argument 'abc' is invalid/m);
+    const parsed = JSON.parse(limit.stdout) as { error: { code: string; message: string; exit_code: number } };
+    expect(parsed.error).toMatchObject({ code: 'AEH_ERR_CLI', exit_code: 2 });
+    expect(parsed.error.message).toMatch(/--limit expects a positive integer, got 'abc'/);
+    const unknown = await harnessAsync(['run', 'bad.yaml', '--concurency', '3'], dir, {});
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /^harness: \[AEH_ERR_CLI\] unknown option '--concurency'\n\(Did you mean --concurrency\?\)/m,
+    );
+    expect(unknown.stdout).toBe('');
+  });
 });

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +134,30 @@ tests:
     expect(report.thresholds.passed).toBe(false);
     expect(report.results.map((x: { status: string }) => x.status)).toEqual(['passed', 'failed']);
     expect(harness(['run', 'suite.yaml', '--out', 'out2', '--no-thresholds'], d).code).toBe(0);
+  });
+
+  it('a reporter that fails after the run loses nothing else: other reports, the index entry, exit 3 naming it', () => {
+    const d = workdir({
+      'suite.yaml': `version: "1.0"
+name: reporter-fails
+agent: { adapter: echo }
+tests:
+  - { id: a, input: one, expected: one }
+`,
+    });
+    // report.html cannot be written: a folder is in its place.
+    mkdirSync(join(d, 'out/report.html'), { recursive: true });
+    const store = join(d, 'index.sqlite');
+    const r = harness(['run', 'suite.yaml', '--out', 'out', '--format', 'json,html,markdown', '--store', store], d);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/html report .*report\.html/);
+    expect(r.stderr).toMatch(/run folder: out/);
+    expect(JSON.parse(readFileSync(join(d, 'out/experiment.json'), 'utf8')).state).toBe('completed');
+    expect(existsSync(join(d, 'out/report.json'))).toBe(true);
+    expect(readFileSync(join(d, 'out/report.md'), 'utf8')).toContain('reporter-fails');
+    const listed = harness(['runs', 'list', '--json', '--store', store, '--runs-dir', join(d, 'no-runs')], d);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain('reporter-fails');
   });
 
   it('loads a TypeScript plugin named in the suite and uses it', () => {

@@ -1,8 +1,13 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HttpOptions } from '../../../src/adapters/http/options.js';
 import { McpOptions } from '../../../src/adapters/mcp/options.js';
 import { ModelOptions } from '../../../src/adapters/model/options.js';
 import { SubprocessOptions } from '../../../src/adapters/subprocess/options.js';
+import { loadBuiltins } from '../../../src/cli/common.js';
+import { validateSuite } from '../../../src/suites/loader.js';
 
 function issues(result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) {
   return (result.error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`);
@@ -38,5 +43,38 @@ describe('adapter option schemas catch template and JSON-path mistakes (so `harn
     expect(
       issues(ModelOptions.safeParse({ provider: 'mock', messages: [{ role: 'user', content: '{{x}}' }] }))[0],
     ).toMatch(/^messages\.0\.content: unknown template variable 'x'/);
+  });
+});
+
+describe('adapter timeouts a timer cannot hold are refused, naming the option', () => {
+  const tooLong = /at most 2147483\.647 seconds/;
+  it('http, subprocess, mcp and model', () => {
+    const http = issues(HttpOptions.safeParse({ url: 'http://127.0.0.1:1/', timeout: 1e12, connect_timeout: 3e6 }));
+    expect(http).toEqual([expect.stringMatching(/^timeout: /), expect.stringMatching(/^connect_timeout: /)]);
+    expect(http[0]).toMatch(tooLong);
+    expect(issues(SubprocessOptions.safeParse({ command: ['x'], timeout: 1e10 }))).toEqual([
+      expect.stringMatching(/^timeout: at most 2147483\.647 seconds/),
+    ]);
+    expect(issues(McpOptions.safeParse({ command: 'x', tool: 't', call_timeout: 1e10 }))).toEqual([
+      expect.stringMatching(/^call_timeout: at most 2147483\.647 seconds/),
+    ]);
+    expect(issues(ModelOptions.safeParse({ provider: 'mock', timeout: 1e10 }))).toEqual([
+      expect.stringMatching(/^timeout: at most 2147483\.647 seconds/),
+    ]);
+    // A long but holdable timeout is still fine.
+    expect(HttpOptions.safeParse({ url: 'http://127.0.0.1:1/', timeout: 86_400 }).success).toBe(true);
+  });
+
+  it('in a suite, with file:line:col', async () => {
+    await loadBuiltins();
+    const dir = mkdtempSync(join(tmpdir(), 'aeh-timeouts-'));
+    const path = join(dir, 's.yaml');
+    writeFileSync(
+      path,
+      'version: "1.0"\nname: s\nagent:\n  adapter: http\n  options: { url: "http://127.0.0.1:1/", timeout: 1e12 }\ntests: []\n',
+    );
+    const { issues: found } = await validateSuite(path);
+    expect(found.map((i) => `${i.line}:${i.col} ${i.path}`)).toEqual(['5:51 agent.options.timeout']);
+    expect(found[0]?.message).toMatch(tooLong);
   });
 });

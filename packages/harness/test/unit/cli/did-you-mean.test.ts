@@ -40,4 +40,34 @@ describe('"did you mean" on every name lookup (degenerate input first)', () => {
     expect(text).toMatch(/^1:10 version must be the string "1\.0": quote it/m);
     expect(text).toMatch(/^8:45 invalid evaluator option: .*did you mean 'substring' for 'substr'\?/m);
   });
+
+  it('a misspelt suite field, case field or evaluator field names the one it was meant to be', async () => {
+    await loadBuiltins();
+    const path = join(dir, 'fields.yaml');
+    writeFileSync(
+      path,
+      [
+        'version: "1.0"',
+        'name: s',
+        'agnet: { adapter: echo }',
+        'evaluater: [exact_match]',
+        'defaults: { timout: 3 }',
+        'thresholds: { success_rate: { minimun: 0.5 } }',
+        'tests:',
+        '  - { id: a, input: hi, expcted: hi, evaluators: [{ name: contains, wieght: 2 }] }',
+        '  - { id: b, input: hi, zzzzzzzz: 1, "<<": x }',
+        '',
+      ].join('\n'),
+    );
+    const { issues } = await validateSuite(path);
+    const text = issues.map((i) => `${i.line}:${i.col} ${i.path}: ${i.message}`).join('\n');
+    expect(text).toMatch(/^3:1 agnet: unknown field 'agnet'; did you mean 'agent'\?$/m);
+    expect(text).toMatch(/^4:1 evaluater: unknown field 'evaluater'; did you mean 'evaluators'\?$/m);
+    expect(text).toMatch(/^5:13 defaults\.timout: unknown field 'timout'; did you mean 'timeout'\?$/m);
+    expect(text).toMatch(/thresholds\.success_rate\.minimun: unknown field 'minimun'; did you mean 'minimum'\?$/m);
+    expect(text).toMatch(/^8:25 tests\.0\.expcted: unknown field 'expcted'; did you mean 'expected'\?$/m);
+    expect(text).toMatch(/tests\.0\.evaluators\.0\.wieght: unknown field 'wieght'; did you mean 'weight'\?$/m);
+    expect(text).toMatch(/tests\.1\.zzzzzzzz: unknown field 'zzzzzzzz'$/m);
+    expect(text).toMatch(/tests\.1\.<<: unknown field '<<'$/m);
+  });
 });

@@ -240,6 +240,49 @@ describe('ExperimentComparator: flips, quarantine, repeats, latency', () => {
   });
 });
 
+describe('ExperimentComparator: runs with nothing to pair', () => {
+  it('two runs that share no case (different suites, or an empty run) do not pass the gate', async () => {
+    const base = experiment(
+      'a',
+      cases(20, () => true),
+    );
+    const other = experiment('b', [
+      { id: 'x', passed: false },
+      { id: 'y', status: 'error' },
+    ]);
+    const empty = experiment('c', []);
+    for (const [v1, v2] of [
+      [base, other],
+      [empty, other],
+      [empty, empty],
+    ] as const) {
+      const c = await ExperimentComparator.compare(v1, v2);
+      expect(c.common_tests).toBe(0);
+      expect(measure(c, 'pass_rate').verdict).toBe('no_data');
+      expect(c.gate.passed).toBe(false);
+      expect(c.gate.status).toBe('inconclusive');
+      expect(c.gate.inconclusive.map((i) => [i.measure, i.n])).toEqual([
+        ['pass_rate', 0],
+        ['mean_score', 0],
+      ]);
+      expect(c.gate.inconclusive[0]?.message).toMatch(/no paired cases/);
+    }
+  });
+
+  it('a gated measure with data still decides; an ungated one without data changes nothing', async () => {
+    const base = experiment(
+      'a',
+      cases(10, () => true),
+    );
+    const cand = experiment(
+      'b',
+      cases(10, () => true),
+    );
+    const c = await ExperimentComparator.compare(base, cand);
+    expect(c.gate.status).toBe('passed');
+  });
+});
+
 describe('metric deltas (the seed MetricDelta)', () => {
   const metric = (value: number, direction: 'higher_is_better' | 'lower_is_better' | 'neutral') => ({
     name: 'm',

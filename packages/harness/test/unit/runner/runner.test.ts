@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadBuiltins } from '../../../src/cli/common.js';
 import type { SuiteLike } from '../../../src/core/suite.js';
 import type { TestCase } from '../../../src/core/testcase.js';
 import { AgentRunner } from '../../../src/runner/agent-runner.js';
@@ -94,6 +95,26 @@ describe('AgentRunner', () => {
     expect(sawAbort).toBe(true);
     expect(full).toHaveLength(1);
     expect(JSON.stringify(full)).not.toContain('late reply');
+  });
+
+  it('a timeout longer than a timer can hold (--timeout 1e12, timeout: 1e9) does not time out at once', async () => {
+    const agent = {
+      async run(input: unknown) {
+        await new Promise((r) => setTimeout(r, 20));
+        return { output: input };
+      },
+    };
+    for (const timeout of [1e12, 1e9, 2_147_484]) {
+      const runner = new AgentRunner(agent as never, {
+        evaluators: [{ name: 't_equals', options: {}, weight: 1 }],
+        timeout,
+      });
+      const out = await runner.run([tc('a', 'hi'), tc('b', 'yo', { timeout })]);
+      expect(out.results.map((r) => [r.status, r.output.error ?? null])).toEqual([
+        ['passed', null],
+        ['passed', null],
+      ]);
+    }
   });
 
   it('a cancelled run records what finished and drops a case in flight, even one that ignores its signal', async () => {
@@ -245,6 +266,32 @@ describe('runExperiment', () => {
     expect(idx.end?.state).toBe('completed');
   });
 
+  it('a run with no case runs passes no threshold (error_rate, latency, reliability read 0 / 100% of nothing)', async () => {
+    await loadBuiltins();
+    const dir = mkdtempSync(join(tmpdir(), 'aeh-run-'));
+    const res = await runExperiment({
+      suite: suiteOf([], {
+        metrics: ['error_rate', 'latency', 'reliability'],
+        thresholds: {
+          error_rate: { maximum: 0.1, on: 'value' },
+          latency: { maximum: 2, on: 'value' },
+          reliability: { minimum: 0.9, on: 'value' },
+        },
+      }),
+      agent: scriptedAgent(),
+      outDir: join(dir, 'run'),
+    });
+    expect(res.state).toBe('completed');
+    expect(res.thresholds?.passed).toBe(false);
+    expect(res.thresholds?.violations.map((v) => [v.metric_name, v.condition])).toEqual([
+      ['error_rate', 'missing'],
+      ['latency', 'missing'],
+      ['reliability', 'missing'],
+    ]);
+    expect(res.thresholds?.violations[0]?.message).toMatch(/no case runs/);
+    expect(res.exitCode).toBe(1);
+  });
+
   it('fails before any case runs when an evaluator setup check fails', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aeh-run-'));
     const calls: { input: string; attempt: number }[] = [];
@@ -297,5 +344,27 @@ describe('runExperiment', () => {
     const exp = JSON.parse(readFileSync(second.experimentPath, 'utf8'));
     expect(exp.results.map((r: { test_id: string }) => r.test_id)).toEqual(['a', 'b', 'c']);
     expect(second.metrics.t_pass_rate?.value).toBe(1);
+  });
+
+  it('refuses to resume a run of another suite, or a folder with no run, before anything runs (exit 2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aeh-run-'));
+    const calls: { input: string; attempt: number }[] = [];
+    const first = await runExperiment({
+      suite: suiteOf([tc('a', 'one')]),
+      agent: scriptedAgent(calls),
+      outDir: join(dir, 'run'),
+    });
+    const journalBefore = readFileSync(first.journalPath, 'utf8');
+    const other = suiteOf([tc('a', 'one'), tc('b', 'two')], { name: 'another suite' });
+    const resumed = runExperiment({ suite: other, agent: scriptedAgent(calls), resume: first.runDir });
+    await expect(resumed).rejects.toMatchObject({
+      name: 'RunSetupError',
+      code: 'AEH_ERR_RUN_SETUP',
+      message: expect.stringMatching(/run of suite 'unit suite', not 'another suite'/),
+    });
+    expect(readFileSync(first.journalPath, 'utf8')).toBe(journalBefore);
+    const missing = runExperiment({ suite: other, agent: scriptedAgent(calls), resume: join(dir, 'nope') });
+    await expect(missing).rejects.toMatchObject({ name: 'RunSetupError', message: /no journal\.jsonl/ });
+    expect(calls.map((c) => c.input)).toEqual(['one']);
   });
 });

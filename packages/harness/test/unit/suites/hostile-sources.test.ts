@@ -186,6 +186,29 @@ describe('strict text (UTF-8, JSON, __proto__)', () => {
     expect(await problems(l)).toEqual(["cases.jsonl:1:25: invalid JSON: trailing comma before '}'"]);
   });
 
+  it('rejects YAML tags (!!binary, !!timestamp, !!set, !custom) instead of reading a quietly different value', async () => {
+    const cases = [
+      'tests:',
+      '  - { id: b, input: !!binary aGVsbG8=, expected: hello }',
+      '  - { id: c, input: !custom hi, expected: hi }',
+      '  - { id: t, input: !!timestamp 2020-01-01, expected: x }',
+      '  - { id: s, input: !!set { x }, expected: x }',
+      '  - { id: ok, input: !!str 1, expected: "1" }',
+      '',
+    ].join('\n');
+    const d = dir({ 'suite.yaml': `${HEAD}${cases}`, 'cases.yaml': '- { id: x, input: !env HOME }\n' });
+    expect(await problems(d)).toEqual([
+      expect.stringMatching(/^suite\.yaml:5:21: syntax error: unsupported YAML tag !!binary/),
+      expect.stringMatching(/^suite\.yaml:6:21: syntax error: unsupported YAML tag !custom/),
+      expect.stringMatching(/^suite\.yaml:7:21: syntax error: unsupported YAML tag !!timestamp/),
+      expect.stringMatching(/^suite\.yaml:8:21: syntax error: unsupported YAML tag !!set/),
+    ]);
+    writeFileSync(join(d, 'file.yaml'), `${HEAD}tests: file://cases.yaml\n`);
+    expect(await problems(d, 'file.yaml')).toEqual([
+      expect.stringMatching(/^cases\.yaml:1:19: syntax error: unsupported YAML tag !env/),
+    ]);
+  });
+
   it('rejects __proto__ as an unknown field (top level and in a case), never dropping it silently', async () => {
     const y = dir({
       'suite.yaml': `${HEAD}__proto__: { polluted: true }\ntests: [{ id: a, input: hi, __proto__: 1 }]\n`,
