@@ -102,7 +102,7 @@ describe('soclab campaign / report / version (CLI)', () => {
     expect(all).toMatchObject({
       soclab: plain.out.trim(),
       scorecard: '2.0.0',
-      scoring_profile: 'soclab-default 2.0.0',
+      scoring_profile: 'soclab-default 2.1.0',
     });
     expect(all.policy).toMatch(/^\d{4}\.\d{2}\.\d{2}-\d+$/);
   });

@@ -71,12 +71,12 @@ describe('comparing scorecards across scoring profiles', () => {
       ...baseline,
       assessment: { ...baseline.assessment, profile: { name: 'soclab-default', version: '1.0.0' } },
     };
-    expect(study.main.assessment.profile.version).toBe('2.0.0');
+    expect(study.main.assessment.profile.version).toBe('2.1.0');
     expect(() => buildScorecard(study.main, { baseline: { run: old, paired: study.paired! } })).toThrow(
       ProfileMismatchError,
     );
     expect(() => buildScorecard(study.main, { baseline: { run: old, paired: study.paired! } })).toThrow(
-      /different profiles \(soclab-default 1\.0\.0 vs soclab-default 2\.0\.0\)/,
+      /different profiles \(soclab-default 1\.0\.0 vs soclab-default 2\.1\.0\)/,
     );
   });
 
@@ -86,7 +86,7 @@ describe('comparing scorecards across scoring profiles', () => {
     const mixed = join(dir, 'mixed-scorecard.json');
     writeFileSync(mixed, JSON.stringify(card));
     expect(() => readScorecard(mixed)).toThrow(
-      `${mixed}: its baseline: scored under different profiles (soclab-default 1.0.0 vs soclab-default 2.0.0)`,
+      `${mixed}: its baseline: scored under different profiles (soclab-default 1.0.0 vs soclab-default 2.1.0)`,
     );
     const r = spawnSync(
       process.execPath,
@@ -97,7 +97,7 @@ describe('comparing scorecards across scoring profiles', () => {
       },
     );
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('soclab-default 1.0.0 vs soclab-default 2.0.0');
+    expect(r.stderr).toContain('soclab-default 1.0.0 vs soclab-default 2.1.0');
     expect(r.stdout).toBe('');
   });
 });
