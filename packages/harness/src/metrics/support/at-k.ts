@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { MetricResultInput } from '../../core/experiment.js';
 import type { TestCaseResult } from '../../core/result.js';
 import { byCase, type CaseRuns } from './cases.js';
-import { meanInterval, percent } from './common.js';
+import { percent, scoreInterval } from './common.js';
 
 export const AtKOptions = z.object({
   /** Number of attempts k; defaults to the smallest number of repeats any case has. */
@@ -28,7 +28,7 @@ export function computeAtK(
   return {
     value,
     formatted_value: `${percent(value)} (${label.replace('k', String(k))})`,
-    interval: meanInterval(values),
+    interval: scoreInterval(values),
     sample_size: used.length,
     details: {
       k,

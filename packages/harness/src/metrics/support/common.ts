@@ -85,12 +85,41 @@ export function meanInterval(values: readonly number[], ids?: readonly string[])
   };
 }
 
+/**
+ * Interval for a mean of scores in [0, 1] (accuracy, pass@k): the percentile bootstrap, widened where needed to the
+ * Wilson interval of the same mean over the same number of independent units (cases when they repeat). A score in
+ * [0, 1] with mean p varies at most as much as a pass/fail record (variance <= p(1-p)), so the Wilson interval is a
+ * valid floor on the width; the bootstrap alone collapses to a point on a small or uniform sample (five perfect cases
+ * gave [1, 1]), and a gate `on: lower_bound` then passed a small lucky run.
+ */
+export function scoreInterval(values: readonly number[], ids?: readonly string[]): MetricResultInput['interval'] {
+  const b = meanInterval(values, ids);
+  if (!b) return null;
+  const units = ids ? new Set(ids).size : values.length;
+  const mean = values.reduce((a, v) => a + v, 0) / values.length;
+  const w = wilson(Math.min(units, Math.max(0, mean * units)), units);
+  return {
+    lower: Math.min(b.lower, w.lower),
+    upper: Math.max(b.upper, w.upper),
+    level: b.level,
+    method: `${b.method}, at least the Wilson interval of the mean over ${units} unit(s)`,
+  };
+}
+
 /** Bootstrap over results, clustering by test id only when some case has repeats. */
 export function meanIntervalFor(
   results: readonly TestCaseResult[],
   values: readonly number[],
 ): MetricResultInput['interval'] {
   return meanInterval(values, hasRepeats(results) ? results.map((r) => r.test_id) : undefined);
+}
+
+/** `scoreInterval` over results, clustering by test id only when some case has repeats. */
+export function scoreIntervalFor(
+  results: readonly TestCaseResult[],
+  values: readonly number[],
+): MetricResultInput['interval'] {
+  return scoreInterval(values, hasRepeats(results) ? results.map((r) => r.test_id) : undefined);
 }
 
 export function sum(values: Iterable<number>): number {

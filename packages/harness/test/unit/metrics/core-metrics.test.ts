@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { metricRegistry } from '../../../src/metrics/base.js';
+import { checkThresholds } from '../../../src/runner/thresholds.js';
 import { calc, repeats, res } from './helpers.js';
 
 describe('success_rate', () => {
@@ -60,6 +61,33 @@ describe('accuracy', () => {
   });
   it('empty input', () => {
     expect(calc('accuracy', [])).toMatchObject({ value: 0, interval: null });
+  });
+  it('a small perfect run is not certain: the interval is at least the Wilson one, so a lower-bound gate holds', () => {
+    const perfect = (n: number) => Array.from({ length: n }, (_, i) => res({ test_id: `c${i}`, score: 1 }));
+    const gate = { accuracy: { minimum: 0.8, on: 'lower_bound' as const } };
+    // Wilson 95% lower bounds of n/n (reference values: 1/1 0.2065, 5/5 0.5655, 100/100 0.9630).
+    const one = calc('accuracy', perfect(1));
+    expect(one.interval!.lower).toBeCloseTo(0.2065, 4);
+    const five = calc('accuracy', perfect(5));
+    expect(five.interval).toMatchObject({ upper: 1 });
+    expect(five.interval!.lower).toBeCloseTo(0.5655, 4);
+    expect(five.interval!.method).toContain('at least the Wilson interval of the mean over 5 unit(s)');
+    expect(checkThresholds({ accuracy: five }, gate).passed).toBe(false);
+    const hundred = calc('accuracy', perfect(100));
+    expect(hundred.interval!.lower).toBeCloseTo(0.963, 3);
+    expect(checkThresholds({ accuracy: hundred }, gate).passed).toBe(true);
+  });
+  it('uniform partial scores are not certain either; a varied large sample keeps the bootstrap where it is wider', () => {
+    const uniform = calc(
+      'accuracy',
+      Array.from({ length: 5 }, (_, i) => res({ test_id: `c${i}`, score: 0.8 })),
+    );
+    // The bootstrap of five equal scores is the point [0.8, 0.8]; the floor is Wilson's 4/5: 0.3755-0.9638.
+    expect(uniform.interval!.lower).toBeCloseTo(0.3755, 4);
+    expect(uniform.interval!.upper).toBeCloseTo(0.9638, 4);
+    // Repeats: the units are the cases (3), not the 9 runs.
+    const repeated = calc('accuracy', [...repeats('a', 3, 3), ...repeats('b', 3, 3), ...repeats('c', 3, 3)]);
+    expect(repeated.interval!.lower).toBeCloseTo(0.4385, 4);
   });
 });
 
