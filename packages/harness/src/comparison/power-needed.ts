@@ -1,4 +1,4 @@
-import { erfc } from '../stats/paired.js';
+import { erfc } from '../stats/normal.js';
 import { Z80 } from '../stats/power.js';
 
 /** Standard normal quantile Φ⁻¹(p), by bisection on Φ(x) = erfc(-x/√2)/2 (accurate to ~1e-12; called rarely). */

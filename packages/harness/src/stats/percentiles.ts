@@ -1,4 +1,5 @@
 import { itemAt } from '../core/item-at.js';
+import { erfc } from './normal.js';
 
 /**
  * Quantile of an ascending-sorted array with linear interpolation between order statistics
@@ -37,7 +38,10 @@ export function mean(values: readonly number[]): number {
 /**
  * Distribution-free confidence interval for a quantile from order statistics: the ranks around n·q given
  * by the normal approximation to Binomial(n, q) (Conover, Practical Nonparametric Statistics, §3.2).
- * Returns null for an empty input. At small n the interval is wide, as it should be.
+ * Returns null for an empty input, and when the sample is too small to bound an end at this confidence: the
+ * sample's largest value is above the q-quantile only with probability 1 - q^n, so when q^n exceeds the tail
+ * (alpha / 2) no order statistic bounds it from above (likewise (1 - q)^n from below). Capping the end at the
+ * sample's max claimed 95% for the p95 of 10 runs, which that max covers 40% of the time.
  */
 export function quantileInterval(
   sorted: ArrayLike<number>,
@@ -46,9 +50,20 @@ export function quantileInterval(
 ): { lower: number; upper: number } | null {
   const n = sorted.length;
   if (n === 0) return null;
+  const tail = erfc(z / Math.SQRT2) / 2;
   const centre = n * q;
   const half = z * Math.sqrt(n * q * (1 - q));
-  const lo = Math.max(0, Math.min(n - 1, Math.floor(centre - half) - 1));
-  const hi = Math.max(0, Math.min(n - 1, Math.ceil(centre + half)));
+  const loRank = Math.floor(centre - half) - 1;
+  const hiRank = Math.ceil(centre + half);
+  if ((loRank < 0 && (1 - q) ** n > tail) || (hiRank > n - 1 && q ** n > tail)) return null;
+  const lo = Math.max(0, Math.min(n - 1, loRank));
+  const hi = Math.max(0, Math.min(n - 1, hiRank));
   return { lower: itemAt(sorted, lo), upper: itemAt(sorted, hi) };
+}
+
+/** The fewest runs whose extreme order statistics bound the q-quantile at both ends with this z (see above). */
+export function runsToBoundQuantile(q: number, z = 1.959963984540054): number {
+  const tail = erfc(z / Math.SQRT2) / 2;
+  const side = Math.max(q, 1 - q);
+  return side <= 0 ? 1 : Math.ceil(Math.log(tail) / Math.log(side));
 }

@@ -1,4 +1,4 @@
-import { quantileInterval, quantileSorted } from '../../stats/percentiles.js';
+import { quantileInterval, quantileSorted, runsToBoundQuantile } from '../../stats/percentiles.js';
 import { defineBuiltinMetric, latencyOf, seconds } from './common.js';
 
 /** Register a latency percentile metric (pN_latency, with a latency_pN alias). */
@@ -24,6 +24,12 @@ export function defineLatencyPercentile(p: number) {
           min: sorted[0],
           max: sorted[sorted.length - 1],
           method: 'linear interpolation (type 7)',
+          // No interval: a gate `on: upper_bound` then fails as unbounded instead of passing on the sample's max.
+          ...(ci
+            ? {}
+            : {
+                interval_note: `too few runs to bound the ${p}th percentile at 95%: ${sorted.length} run(s), ${runsToBoundQuantile(q)} needed`,
+              }),
         },
       };
     },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { itemAt } from '../../../src/core/item-at.js';
-import { erfc, holmAdjust, mcnemarExact, pairedBootstrap, signFlipTest } from '../../../src/stats/paired.js';
+import { erfc } from '../../../src/stats/normal.js';
+import { holmAdjust, mcnemarExact, pairedBootstrap, signFlipTest } from '../../../src/stats/paired.js';
 import { quantileSorted } from '../../../src/stats/percentiles.js';
 
 /** Exact two-sided McNemar p by brute force in integer arithmetic: 2 * sum_{i<=k} C(n, i) / 2^n. */
