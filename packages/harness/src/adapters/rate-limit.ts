@@ -3,6 +3,7 @@ import type { AgentOutput } from '../core/agent.js';
 import { errorMessage } from '../core/errors.js';
 import type { Agent, RunContext } from './base.js';
 import { errorOutput } from './normalize.js';
+import { MAX_TIMER_SECONDS } from './timeouts.js';
 
 /**
  * Per-adapter limits: a concurrency cap, a request rate, and adaptive back-off when the agent answers 429.
@@ -15,8 +16,17 @@ import { errorOutput } from './normalize.js';
 export const LimitOptionsShape = {
   /** At most this many calls to this agent at once (the runner's --concurrency still applies). */
   max_concurrency: z.number().int().positive().optional(),
-  /** Start at most this many calls per minute, evenly spaced. */
-  requests_per_minute: z.number().positive().optional(),
+  /**
+   * Start at most this many calls per minute, evenly spaced. The spacing must fit a timer (about 24.8 days): a
+   * smaller rate used to overflow it, and Node then fired every start after 1 ms.
+   */
+  requests_per_minute: z
+    .number()
+    .min(
+      60 / MAX_TIMER_SECONDS,
+      `at least ${(60 / MAX_TIMER_SECONDS).toExponential(2)} (one call per ~24.8 days; a timer holds no longer)`,
+    )
+    .optional(),
   /** Lower concurrency and pause after 429 replies. */
   adaptive: z.boolean().default(true),
 };

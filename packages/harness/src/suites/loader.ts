@@ -234,10 +234,20 @@ export function checkMetricReferences(
   const metricNames = metrics.map((m) => (typeof m === 'string' ? m : m.name).toLowerCase());
   const known = metricNames.join(', ');
   if (raw.thresholds && typeof raw.thresholds === 'object') {
-    for (const name of Object.keys(raw.thresholds)) {
+    for (const [name, rule] of Object.entries(raw.thresholds)) {
       if (!metricNames.includes(name.toLowerCase())) {
         issues.push(
           locate(['thresholds', name], `threshold on '${name}', which is not in metrics (${known})`, { key: true }),
+        );
+      }
+      // A gate no result can pass is a typo, not a policy: say so before the run rather than fail every run after it.
+      const { minimum, maximum } = (rule ?? {}) as { minimum?: unknown; maximum?: unknown };
+      if (typeof minimum === 'number' && typeof maximum === 'number' && minimum > maximum) {
+        issues.push(
+          locate(
+            ['thresholds', name, 'minimum'],
+            `threshold on '${name}': minimum ${minimum} is above maximum ${maximum}, so no result can pass it`,
+          ),
         );
       }
     }

@@ -78,3 +78,45 @@ describe('adapter timeouts a timer cannot hold are refused, naming the option', 
     expect(found[0]?.message).toMatch(tooLong);
   });
 });
+
+describe('suite checks for values that can never work', () => {
+  it('a request rate whose spacing a timer cannot hold is refused, with file:line:col', async () => {
+    expect(issues(HttpOptions.safeParse({ url: 'http://127.0.0.1:1/', requests_per_minute: 1e-6 }))).toEqual([
+      expect.stringMatching(/^requests_per_minute: at least 2\.79\d*e-5/),
+    ]);
+    // One call a day is slow but holdable.
+    expect(HttpOptions.safeParse({ url: 'http://127.0.0.1:1/', requests_per_minute: 1 / 1440 }).success).toBe(true);
+    await loadBuiltins();
+    const dir = mkdtempSync(join(tmpdir(), 'aeh-limits-'));
+    const path = join(dir, 's.yaml');
+    writeFileSync(
+      path,
+      'version: "1.0"\nname: s\nagent:\n  adapter: http\n  options: { url: "http://127.0.0.1:1/", requests_per_minute: 0.00001 }\ntests: []\n',
+    );
+    const { issues: found } = await validateSuite(path);
+    expect(found.map((i) => `${i.line}:${i.col} ${i.path}`)).toEqual(['5:63 agent.options.requests_per_minute']);
+  });
+
+  it('a threshold whose minimum is above its maximum is refused at its minimum, before any case runs', async () => {
+    await loadBuiltins();
+    const dir = mkdtempSync(join(tmpdir(), 'aeh-thresholds-'));
+    const path = join(dir, 's.yaml');
+    writeFileSync(
+      path,
+      [
+        'version: "1.0"',
+        'name: s',
+        'agent: { adapter: http, options: { url: "http://127.0.0.1:1/" } }',
+        'metrics: [success_rate]',
+        'thresholds:',
+        '  success_rate: { minimum: 0.9, maximum: 0.5 }',
+        'tests: [{ input: hi }]',
+        '',
+      ].join('\n'),
+    );
+    const { issues: found } = await validateSuite(path);
+    expect(found.map((i) => `${i.line}:${i.col} ${i.path} ${i.message}`)).toEqual([
+      "6:28 thresholds.success_rate.minimum threshold on 'success_rate': minimum 0.9 is above maximum 0.5, so no result can pass it",
+    ]);
+  });
+});
