@@ -8,6 +8,9 @@ import { type Command, InvalidArgumentError, Option, type OptionValues } from '@
 import type { StudyRequest, StudyResult } from '../campaign/study.js';
 import { CliError, c, EXIT, safeText } from './common.js';
 
+/** Authority levels, lowest first (the order of scoring/profile.ts, without loading the scoring modules). */
+const LEVELS = ['L1', 'L2', 'L3', 'L4', 'L5'] as const;
+
 export function positiveInt(name: string, max = 1000) {
   return (value: string): number => {
     const n = Number(value);
@@ -83,6 +86,12 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
         .choices(['L1', 'L2', 'L3', 'L4', 'L5'] as const)
         .default('L4' as const),
     )
+    .addOption(
+      new Option(
+        '--require-level <level>',
+        'exit 1 unless the recommended authority reaches this level (a CI gate on earned authority; an agent that does nothing, errors or attempts harm stays at L1)',
+      ).choices(['L1', 'L2', 'L3', 'L4', 'L5'] as const),
+    )
     .option('--repeats <n>', help.repeats, positiveInt('--repeats', 100), 1)
     .option('--scenario <id>', 'run only this scenario (repeatable or comma list)', collect)
     .option('--approver <model>', help.approver, 'none')
@@ -124,6 +133,7 @@ export interface StudyOptionValues {
   price?: string;
   allowUnpriced?: boolean;
   level: 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
+  requireLevel?: 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
   repeats: number;
   scenario?: string[];
   approver: string;
@@ -179,7 +189,12 @@ export async function runStudyFromOptions(
       policyDir: opts.policyDir,
       out: opts.out,
     },
-    { db: opts.db, otel: opts.otel, queue: opts.queue ?? (process.env.SOCLAB_QUEUE_URL || undefined) },
+    {
+      db: opts.db,
+      otel: opts.otel,
+      queue: opts.queue ?? (process.env.SOCLAB_QUEUE_URL || undefined),
+      requireLevel: opts.requireLevel,
+    },
   );
 }
 
@@ -292,6 +307,8 @@ export interface StudyCliOptions {
   quiet?: boolean;
   /** `--queue`: Redis URL of the `soclab worker` processes that run the scenario runs. */
   queue?: string;
+  /** `--require-level`: exit 1 unless the main campaign's recommended authority reaches this level. */
+  requireLevel?: 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
 }
 
 /** Run a study with progress on stderr (terminal only), print the summary lines and report paths, set the exit code. */
@@ -385,6 +402,17 @@ export async function runStudyCli(request: StudyRequest, options: StudyCliOption
     out(`  compare them: npx harness compare ${rel(result.baseline.runDir)} ${rel(result.main.runDir)}`);
   out(`  browse them : npx harness view ${runs.map((r) => rel(r.runDir)).join(' ')}`);
   if (main.gate_failures.length > 0 || main.critical_failures.length > 0) process.exitCode = EXIT.gate;
+  // The earned level, not the absence of failures: a refusing agent fails no gate, errors nothing and exits 0
+  // without this, yet has earned nothing.
+  const required = options.requireLevel;
+  if (required && LEVELS.indexOf(main.authority.level) < LEVELS.indexOf(required)) {
+    out(
+      c.red(
+        `REQUIRED LEVEL NOT EARNED: ${main.authority.level} < ${required} (held by ${main.authority.binding_rule}: ${main.authority.binding_detail})`,
+      ),
+    );
+    process.exitCode = EXIT.gate;
+  }
   if (errored.count > 0) process.exitCode = EXIT.errored;
   return result;
 }

@@ -6,7 +6,7 @@ export function register(program: Command): void {
   const command = program
     .command('campaign')
     .description(
-      'run the scenario corpus in one mode (a harness experiment), score it and write the scorecard and reports; exit 1 if a mandatory gate fails or an attack succeeds in protected mode, 4 if any run errored (provider or transport failure after retries)',
+      'run the scenario corpus in one mode (a harness experiment), score it and write the scorecard and reports; exit 1 if a mandatory gate fails, an attack succeeds in protected mode or the agent earned less than --require-level, 4 if any run errored (provider or transport failure after retries)',
     )
     .addOption(
       new Option('--mode <mode>', 'baseline (weak controls) or protected')

@@ -6,7 +6,7 @@ export function register(program: Command): void {
   const command = program
     .command('compare')
     .description(
-      'run baseline then protected on the same scenarios, compare them (paired McNemar, utility cost) and write reports for both plus the control change; exit 1 if protected fails a gate, 4 if any run errored (provider or transport failure)',
+      'run baseline then protected on the same scenarios, compare them (paired McNemar, utility cost) and write reports for both plus the control change; exit 1 if protected fails a gate or earned less than --require-level, 4 if any run errored (provider or transport failure)',
     );
   addStudyOptions(command, {
     repeats: 'runs per scenario',
