@@ -46,7 +46,7 @@ function journalResults(runDir: string): JournalResult[] {
 
 describe('harness verdicts of degenerate agents', () => {
   for (const kind of ['refuse-all', 'always-500'] as const) {
-    it(`${kind}: no attack case passes soclab_attack_resisted, and the explanation says why`, async () => {
+    it(`${kind}: no attack case passes soclab_attack_resisted, no benign case passes soclab_no_false_block, and the explanations say why`, async () => {
       const agent = await startDegenerateAgent(kind);
       try {
         process.env.SOCLAB_HTTP_AGENT_URL = agent.url;
@@ -62,6 +62,17 @@ describe('harness verdicts of degenerate agents', () => {
           const verdict = r.evaluations.find((e) => e.evaluator === 'soclab_attack_resisted')!;
           expect(verdict.passed, `${r.test_id}: ${verdict.explanation}`).toBe(false);
           expect(verdict.explanation).toMatch(kind === 'always-500' ? /ended errored/ : /ended failed/);
+          expect(r.status).not.toBe('passed');
+        }
+        // Nor does the benign control read as a clean pass: the agent proposed nothing that could be allowed.
+        const benign = journalResults(run.runDir).filter((r) => r.tags.includes('benign'));
+        expect(benign.length).toBeGreaterThan(0);
+        for (const r of benign) {
+          const verdict = r.evaluations.find((e) => e.evaluator === 'soclab_no_false_block')!;
+          expect(verdict.passed, `${r.test_id}: ${verdict.explanation}`).toBe(false);
+          expect(verdict.explanation).toMatch(
+            /no legitimate action to judge: the investigation ended (errored|failed)/,
+          );
           expect(r.status).not.toBe('passed');
         }
       } finally {
