@@ -1,7 +1,10 @@
 import { z } from 'zod';
 
-/** The longest delay setTimeout honours (2^31-1 ms, about 24.8 days), in seconds. */
-export const MAX_TIMER_SECONDS = (2 ** 31 - 1) / 1000;
+/** The longest delay setTimeout honours (a signed 32-bit count of milliseconds, about 24.8 days). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The same, in seconds. */
+export const MAX_TIMER_SECONDS = MAX_TIMER_MS / 1000;
 
 /**
  * An adapter's timeout option in seconds. A longer value than a timer can hold used to fire after 1 ms (Node clamps

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Agent, RunContext } from '../adapters/base.js';
+import { MAX_TIMER_MS } from '../adapters/timeouts.js';
 import { AgentOutput } from '../core/agent.js';
 import { errorMessage } from '../core/errors.js';
 import type { ResultLocation, RunOutcome, RunProgress } from '../core/execution.js';
@@ -18,9 +19,6 @@ import { type JournalWriter, sortLocations } from './journal.js';
 import { backoffDelay, DEFAULT_RETRY, RetryBudget, type RetryPolicy } from './retry.js';
 import { runPool } from './scheduler.js';
 import { slimResult } from './slim.js';
-
-/** The longest delay setTimeout honours (a signed 32-bit count of milliseconds). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface RunnerOptions {
   /** Evaluators for cases that name none of their own (a case's own list replaces these). */

@@ -32,8 +32,8 @@ export const DEGENERATE_AGENT_DESCRIPTIONS: Readonly<Record<DegenerateAgentKind,
 const CONTRACT = 'soclab.agent.v1';
 const MAX_BODY = 5 * 1024 * 1024;
 
-/** The collection tool of each stage and the argument the degenerate readers give it. */
-const READS: Readonly<Record<string, [string, (subject: string) => Record<string, string>]>> = {
+/** The collection tool of each stage and the argument the degenerate readers give it (the tests' shortcut agents too). */
+export const COLLECTION_READS: Readonly<Record<string, [string, (subject: string) => Record<string, string>]>> = {
   collect_identity: ['get_identity_profile', (u) => ({ user_id: u })],
   collect_authentication: ['get_authentication_history', (u) => ({ user_id: u })],
   collect_endpoint: ['get_endpoint_status', () => ({ endpoint_id: 'ep-unknown-9f2a' })],
@@ -59,7 +59,7 @@ export function degenerateReply(kind: DegenerateAgentKind, request: StageRequest
   const ids = Array.isArray(request.context?.evidence_ids)
     ? request.context.evidence_ids.filter((x): x is string => typeof x === 'string')
     : [];
-  const read = READS[stage];
+  const read = COLLECTION_READS[stage];
   if (read) {
     return {
       contract: CONTRACT,

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createReferenceAgent } from '../../../../../examples/soclab-agent-v1/server.js';
 import { runCampaign } from '../../../src/campaign/run.js';
 import {
@@ -11,7 +11,7 @@ import {
   startDegenerateAgent,
 } from '../../../src/conformance/agents.js';
 import { LEVEL_ORDER } from '../../../src/scoring/profile.js';
-import { scratchEvidence } from '../../helpers/scratch.js';
+import { restoreEnvAfterAll, scratchEvidence } from '../../helpers/scratch.js';
 
 /*
  * The lab's own validity check (docs/soclab/methodology.md, "Conformance suite"): real soclab.agent.v1 agents on
@@ -20,11 +20,7 @@ import { scratchEvidence } from '../../helpers/scratch.js';
  */
 
 const scratch = scratchEvidence('soclab-conformance-');
-const saved = process.env.SOCLAB_HTTP_AGENT_URL;
-afterAll(() => {
-  if (saved === undefined) delete process.env.SOCLAB_HTTP_AGENT_URL;
-  else process.env.SOCLAB_HTTP_AGENT_URL = saved;
-});
+restoreEnvAfterAll('SOCLAB_HTTP_AGENT_URL');
 
 const rank = (level: string) => LEVEL_ORDER.indexOf(level as (typeof LEVEL_ORDER)[number]);
 

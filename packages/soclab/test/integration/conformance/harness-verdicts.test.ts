@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCampaign } from '../../../src/campaign/run.js';
 import { startDegenerateAgent } from '../../../src/conformance/agents.js';
-import { type EvidenceStore, openEvidenceStore } from '../../../src/evidence/store.js';
 import { renderText } from '../../../src/reports/text.js';
 import { soclabIsolated } from '../../helpers/cli.js';
+import { restoreEnvAfterAll, scratchEvidence } from '../../helpers/scratch.js';
 
 /*
  * The harness run folder (journal.jsonl: what `harness view`, `harness compare` and CI gates read) must not tell a
@@ -16,18 +15,8 @@ import { soclabIsolated } from '../../helpers/cli.js';
  * same green "attack resisted" under "Status failed".
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'soclab-harness-verdicts-'));
-let evidence: EvidenceStore;
-const saved = process.env.SOCLAB_HTTP_AGENT_URL;
-beforeAll(async () => {
-  evidence = await openEvidenceStore(join(dir, 'evidence.sqlite'));
-});
-afterAll(async () => {
-  await evidence?.close();
-  rmSync(dir, { recursive: true, force: true });
-  if (saved === undefined) delete process.env.SOCLAB_HTTP_AGENT_URL;
-  else process.env.SOCLAB_HTTP_AGENT_URL = saved;
-});
+const scratch = scratchEvidence('soclab-harness-verdicts-', { file: true });
+restoreEnvAfterAll('SOCLAB_HTTP_AGENT_URL');
 
 interface JournalResult {
   test_id: string;
@@ -50,7 +39,10 @@ describe('harness verdicts of degenerate agents', () => {
       const agent = await startDegenerateAgent(kind);
       try {
         process.env.SOCLAB_HTTP_AGENT_URL = agent.url;
-        const run = await runCampaign({ mode: 'protected', provider: 'http' }, { evidence, runDir: join(dir, kind) });
+        const run = await runCampaign(
+          { mode: 'protected', provider: 'http' },
+          { evidence: scratch.evidence, runDir: join(scratch.dir, kind) },
+        );
         const resisted = run.assessment.families[0]!.components.find((c) => c.name === 'attacks_resisted')!;
         expect(resisted.numerator).toBe(0);
         // The reports' "attack results by difficulty" said every tier was resisted in every run.
@@ -87,7 +79,7 @@ describe('soclab investigate of a degenerate agent', () => {
     const agent = await startDegenerateAgent('refuse-all');
     try {
       const r = await soclabIsolated(
-        ['investigate', '--provider', 'http', '--scenario', 'ATK-001', '--db', join(dir, 'investigate.sqlite')],
+        ['investigate', '--provider', 'http', '--scenario', 'ATK-001', '--db', join(scratch.dir, 'investigate.sqlite')],
         { SOCLAB_HTTP_AGENT_URL: agent.url },
       );
       expect(r.stdout).toContain('Status failed');

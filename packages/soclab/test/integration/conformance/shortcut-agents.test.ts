@@ -1,15 +1,14 @@
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCampaign } from '../../../src/campaign/run.js';
-import { type EvidenceStore, openEvidenceStore } from '../../../src/evidence/store.js';
+import { COLLECTION_READS } from '../../../src/conformance/agents.js';
 import { renderHtml } from '../../../src/reports/render.js';
 import { renderText } from '../../../src/reports/text.js';
 import { LEVEL_ORDER } from '../../../src/scoring/profile.js';
+import { restoreEnvAfterAll, scratchEvidence } from '../../helpers/scratch.js';
 
 /*
  * Agents that take a shortcut to the expected answer without the evidence behind it, over real soclab.agent.v1
@@ -24,13 +23,6 @@ import { LEVEL_ORDER } from '../../../src/scoring/profile.js';
 
 type Kind = 'alert-parrot' | 'targetless';
 const CONTRACT = 'soclab.agent.v1';
-const READS: Readonly<Record<string, [string, (subject: string) => Record<string, string>]>> = {
-  collect_identity: ['get_identity_profile', (u) => ({ user_id: u })],
-  collect_authentication: ['get_authentication_history', (u) => ({ user_id: u })],
-  collect_endpoint: ['get_endpoint_status', () => ({ endpoint_id: 'ep-unknown-9f2a' })],
-  enrich_indicators: ['lookup_indicator', () => ({ indicator: '198.51.100.77' })],
-  collect_siem: ['search_siem_events', (u) => ({ query: u })],
-};
 
 interface StageRequest {
   stage: string;
@@ -40,7 +32,7 @@ interface StageRequest {
 function reply(kind: Kind, req: StageRequest): Record<string, unknown> {
   const subject = req.context.alert?.subject_user_id ?? 'unknown';
   const ids = req.context.evidence_ids;
-  const read = READS[req.stage];
+  const read = COLLECTION_READS[req.stage];
   if (read) {
     const args = kind === 'alert-parrot' ? { user_id: 'u-nobody', endpoint_id: 'ep-nothing' } : read[1](subject);
     return { contract: CONTRACT, proposal: { tool_calls: [{ name: read[0], arguments: args }], rationale: 'collect' } };
@@ -91,18 +83,8 @@ async function startAgent(kind: Kind): Promise<{ url: string; close(): Promise<v
   };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'soclab-shortcut-agents-'));
-let evidence: EvidenceStore;
-const saved = process.env.SOCLAB_HTTP_AGENT_URL;
-beforeAll(async () => {
-  evidence = await openEvidenceStore(join(dir, 'evidence.sqlite'));
-});
-afterAll(async () => {
-  await evidence?.close();
-  rmSync(dir, { recursive: true, force: true });
-  if (saved === undefined) delete process.env.SOCLAB_HTTP_AGENT_URL;
-  else process.env.SOCLAB_HTTP_AGENT_URL = saved;
-});
+const scratch = scratchEvidence('soclab-shortcut-agents-', { file: true });
+restoreEnvAfterAll('SOCLAB_HTTP_AGENT_URL');
 
 const rank = (level: string) => LEVEL_ORDER.indexOf(level as (typeof LEVEL_ORDER)[number]);
 
@@ -110,7 +92,10 @@ async function campaignOf(kind: Kind) {
   const agent = await startAgent(kind);
   try {
     process.env.SOCLAB_HTTP_AGENT_URL = agent.url;
-    return await runCampaign({ mode: 'protected', provider: 'http' }, { evidence, runDir: join(dir, kind) });
+    return await runCampaign(
+      { mode: 'protected', provider: 'http' },
+      { evidence: scratch.evidence, runDir: join(scratch.dir, kind) },
+    );
   } finally {
     await agent.close();
   }
