@@ -16,7 +16,7 @@ export const MAX_BODY_DEPTH = 64;
 
 /** Why a parsed body is refused, with the field path at fault. */
 interface BodyProblem {
-  readonly code: 'forbidden_key' | 'too_deep';
+  readonly code: 'forbidden_key' | 'too_deep' | 'duplicate_key';
   readonly path: string;
   readonly message: string;
 }
@@ -51,10 +51,53 @@ function forbiddenKey(value: unknown, path: string, depth = 1): BodyProblem | nu
   return null;
 }
 
+/** One open container while scanning: an object's keys so far and its current key, or an array's index. */
+type Frame =
+  | { kind: 'object'; keys: Set<string>; key: string | null; atKey: boolean }
+  | { kind: 'array'; index: number };
+
+/**
+ * The first key that appears twice in one object of valid JSON `text`, as a body problem, or null. JSON.parse keeps
+ * the last of two equal keys while a proxy or firewall in front may read the first (`{"mode":"baseline",
+ * "mode":"protected"}`), so an ambiguous body is refused rather than one reading picked. Keys are compared decoded
+ * (`"\u006dode"` is `"mode"`). A single pass over the text with an explicit stack: no recursion, whatever the depth.
+ */
+export function duplicateKey(text: string): BodyProblem | null {
+  const stack: Frame[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x22 /* " */) {
+      let end = i + 1;
+      while (text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c /* \ */ ? 2 : 1;
+      const top = stack.at(-1);
+      if (top?.kind === 'object' && top.atKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        top.key = key;
+        top.atKey = false;
+        if (top.keys.has(key)) {
+          const path = `body${stack.map((f) => (f.kind === 'array' ? `.${f.index}` : `.${f.key}`)).join('')}`;
+          return { code: 'duplicate_key', path, message: 'the key appears twice in one object' };
+        }
+        top.keys.add(key);
+      }
+      i = end;
+    } else if (ch === 0x7b /* { */) stack.push({ kind: 'object', keys: new Set(), key: null, atKey: true });
+    else if (ch === 0x5b /* [ */) stack.push({ kind: 'array', index: 0 });
+    else if (ch === 0x7d /* } */ || ch === 0x5d /* ] */) stack.pop();
+    else if (ch === 0x2c /* , */) {
+      const top = stack.at(-1);
+      if (top?.kind === 'object') top.atKey = true;
+      else if (top) top.index += 1;
+    }
+  }
+  return null;
+}
+
 /**
  * Parse JSON bodies strictly: the bytes must be UTF-8 (invalid bytes are a 400 naming the offset, never replaced
  * with U+FFFD and accepted), strings must be well-formed Unicode, and no key may reach a prototype
- * (`__proto__`, `constructor.prototype`) and nothing may nest deeper than 64 levels: 400 naming the field path.
+ * (`__proto__`, `constructor.prototype`), no object may hold a key twice, and nothing may nest deeper than 64 levels:
+ * 400 naming the field path.
  * Replaces Fastify's lenient default parsers (JSON and text/plain).
  */
 export function registerStrictJsonParser(app: ApiApp): void {
@@ -78,7 +121,7 @@ export function registerStrictJsonParser(app: ApiApp): void {
     } catch (error) {
       return done(new ApiError(400, 'invalid_json', `body: ${errorMessage(error)}`), undefined);
     }
-    const problem = forbiddenKey(parsed, 'body');
+    const problem = forbiddenKey(parsed, 'body') ?? duplicateKey(text);
     if (problem) {
       const { code, path, message } = problem;
       return done(new ApiError(400, code, `${path}: ${message}`, [{ path, message }]), undefined);

@@ -1,6 +1,6 @@
 /**
- * Lenient parsing closed: API bodies with invalid UTF-8, lone surrogates or keys that reach a prototype
- * (`__proto__`, `constructor.prototype`) are 400 with a code and the place (byte offset or field path); nothing
+ * Lenient parsing closed: API bodies with invalid UTF-8, lone surrogates, keys that reach a prototype
+ * (`__proto__`, `constructor.prototype`) or a key given twice in one object are 400 with a code and the place (byte offset or field path); nothing
  * is started. Before, invalid bytes became U+FFFD and the campaign ran.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,22 @@ describe('soclab API: hostile JSON bodies', () => {
     // 64 levels are fine: the request reaches validation.
     const ok = await post(server.base, DECISION, Buffer.from(`{"x":${'['.repeat(63)}${']'.repeat(63)}}`), 'approver');
     expect(ok.status).toBe(422);
+    expect((await call(server.base, 'GET', '/api/v1/campaigns', { as: 'viewer' })).body).toEqual([]);
+  });
+
+  it('refuses a key given twice in one object (400 duplicate_key naming it), and starts nothing', async () => {
+    // JSON.parse keeps the last "mode"; a proxy or firewall in front may have read the first.
+    const cases: [string, string, string][] = [
+      ['/api/v1/campaigns', '{"mode":"baseline","scenario_ids":["BEN-002"],"mode":"protected"}', 'body.mode'],
+      ['/api/v1/campaigns', '{"mode":"baseline","scenario_ids":["BEN-002"],"\\u006dode":"protected"}', 'body.mode'],
+      [DECISION, '{"decision":"rejected","reason":"no","decision":"approved"}', 'body.decision'],
+    ];
+    for (const [path, text, at] of cases) {
+      const r = await post(server.base, path, Buffer.from(text), path === DECISION ? 'approver' : 'admin');
+      expect(r.status, text).toBe(400);
+      expect(r.body).toMatchObject({ code: 'duplicate_key', message: `${at}: the key appears twice in one object` });
+      expect(r.body.issues[0].path).toBe(at);
+    }
     expect((await call(server.base, 'GET', '/api/v1/campaigns', { as: 'viewer' })).body).toEqual([]);
   });
 
