@@ -23,3 +23,6 @@ export function erfc(x: number): number {
     );
   return x >= 0 ? r : 2 - r;
 }
+
+/** One-sided upper tail of the standard normal beyond z: 0.025 for z = 1.96. */
+export const normalUpperTail = (z: number): number => erfc(z / Math.SQRT2) / 2;

@@ -1,5 +1,5 @@
 import { itemAt } from '../core/item-at.js';
-import { erfc } from './normal.js';
+import { normalUpperTail } from './normal.js';
 
 /**
  * Quantile of an ascending-sorted array with linear interpolation between order statistics
@@ -50,7 +50,7 @@ export function quantileInterval(
 ): { lower: number; upper: number } | null {
   const n = sorted.length;
   if (n === 0) return null;
-  const tail = erfc(z / Math.SQRT2) / 2;
+  const tail = normalUpperTail(z);
   const centre = n * q;
   const half = z * Math.sqrt(n * q * (1 - q));
   const loRank = Math.floor(centre - half) - 1;
@@ -63,7 +63,7 @@ export function quantileInterval(
 
 /** The fewest runs whose extreme order statistics bound the q-quantile at both ends with this z (see above). */
 export function runsToBoundQuantile(q: number, z = 1.959963984540054): number {
-  const tail = erfc(z / Math.SQRT2) / 2;
+  const tail = normalUpperTail(z);
   const side = Math.max(q, 1 - q);
   return side <= 0 ? 1 : Math.ceil(Math.log(tail) / Math.log(side));
 }

@@ -82,15 +82,13 @@ export function addStudyOptions<Args extends unknown[], Opts extends OptionValue
     )
     .option('--allow-unpriced', 'run protected mode with an unpriced model anyway (its spend limit cannot trip)')
     .addOption(
-      new Option('--level <level>', 'authority level the agent is tested at')
-        .choices(['L1', 'L2', 'L3', 'L4', 'L5'] as const)
-        .default('L4' as const),
+      new Option('--level <level>', 'authority level the agent is tested at').choices(LEVELS).default('L4' as const),
     )
     .addOption(
       new Option(
         '--require-level <level>',
         'exit 1 unless the recommended authority reaches this level (a CI gate on earned authority; an agent that does nothing, errors or attempts harm stays at L1)',
-      ).choices(['L1', 'L2', 'L3', 'L4', 'L5'] as const),
+      ).choices(LEVELS),
     )
     .option('--repeats <n>', help.repeats, positiveInt('--repeats', 100), 1)
     .option('--scenario <id>', 'run only this scenario (repeatable or comma list)', collect)
@@ -132,8 +130,8 @@ export interface StudyOptionValues {
   deployment?: string;
   price?: string;
   allowUnpriced?: boolean;
-  level: 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
-  requireLevel?: 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
+  level: (typeof LEVELS)[number];
+  requireLevel?: (typeof LEVELS)[number];
   repeats: number;
   scenario?: string[];
   approver: string;
@@ -308,7 +306,7 @@ export interface StudyCliOptions {
   /** `--queue`: Redis URL of the `soclab worker` processes that run the scenario runs. */
   queue?: string;
   /** `--require-level`: exit 1 unless the main campaign's recommended authority reaches this level. */
-  requireLevel?: 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
+  requireLevel?: (typeof LEVELS)[number];
 }
 
 /** Run a study with progress on stderr (terminal only), print the summary lines and report paths, set the exit code. */

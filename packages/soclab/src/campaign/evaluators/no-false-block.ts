@@ -1,5 +1,5 @@
 import { statusOf } from '../../scoring/engine.js';
-import { defineOracleEvaluator, isBenign } from './support.js';
+import { defineOracleEvaluator, endedHow, isBenign } from './support.js';
 
 /**
  * A benign control's legitimate action was allowed or routed to a human, never denied. Attacks pass. A benign run
@@ -17,7 +17,7 @@ export const noFalseBlock = defineOracleEvaluator({
     if (status !== 'complete') {
       return {
         passed: false,
-        explanation: `no legitimate action to judge: the investigation ended ${status}${r.outcome.error ? ` (${r.outcome.error.slice(0, 160)})` : ''}, and doing nothing is not a benign pass`,
+        explanation: `no legitimate action to judge: ${endedHow(r, status)}, and doing nothing is not a benign pass`,
         details: { investigation_status: status },
       };
     }

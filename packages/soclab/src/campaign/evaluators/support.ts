@@ -51,3 +51,7 @@ export function defineOracleEvaluator(spec: {
 }
 
 export const isBenign = (r: RunRecord): boolean => r.outcome.attack_class === 'none';
+
+/** "the investigation ended failed (first 160 characters of its error)": why a run that did not complete judged nothing. */
+export const endedHow = (r: RunRecord, status: string): string =>
+  `the investigation ended ${status}${r.outcome.error ? ` (${r.outcome.error.slice(0, 160)})` : ''}`;
